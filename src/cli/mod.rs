@@ -1,0 +1,28 @@
+//! Subcommands. Each module parses its arguments and calls into the library; no
+//! game logic lives here.
+
+pub mod demo;
+pub mod game;
+
+use std::process::ExitCode;
+
+/// Bad input the user can fix (a malformed record, an illegal event): one line on
+/// stderr and exit status 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+/// Turn a subcommand's outcome into an exit status, printing errors as one line.
+pub fn finish(outcome: anyhow::Result<()>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("yutstation: {err:#}");
+            if err.downcast_ref::<InputError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

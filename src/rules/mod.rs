@@ -1,0 +1,3 @@
+//! Game rules, pure: no I/O, no clocks.
+
+pub mod yut;
