@@ -116,10 +116,11 @@ pub struct GameState {
     pending: Vec<ThrowResult>,
     /// The throw that starts the turn has not been made yet.
     opening_throw: bool,
-    /// Throws earned by 윷/모, thrown before any result is used.
-    yut_mo_throws: u32,
+    /// Throws owed now, before any result is used: earned by 윷/모, or capture
+    /// throws whose time has come (they are thrown back to back, results pooled).
+    throws_now: u32,
     /// Throws earned by captures, thrown once every pending result is used.
-    capture_throws: u32,
+    throws_after_moves: u32,
     winner: Option<usize>,
 }
 
@@ -174,8 +175,8 @@ impl GameState {
             turn: 0,
             pending: Vec::new(),
             opening_throw: true,
-            yut_mo_throws: 0,
-            capture_throws: 0,
+            throws_now: 0,
+            throws_after_moves: 0,
             winner: None,
         }
     }
@@ -191,9 +192,7 @@ impl GameState {
     }
 
     fn must_throw(&self) -> bool {
-        self.opening_throw
-            || self.yut_mo_throws > 0
-            || (self.pending.is_empty() && self.capture_throws > 0)
+        self.opening_throw || self.throws_now > 0
     }
 
     /// The team that acts now (throws in [`Phase::Throw`]); the winner once over.
@@ -216,7 +215,7 @@ impl GameState {
 
     /// Extra throws earned (윷/모 or captures) and not yet thrown.
     pub fn throws_owed(&self) -> u32 {
-        self.yut_mo_throws + self.capture_throws
+        self.throws_now + self.throws_after_moves
     }
 
     pub fn winner(&self) -> Option<usize> {
@@ -246,11 +245,11 @@ impl GameState {
         if self.winner.is_some() {
             self.pending.clear();
             self.opening_throw = false;
-            self.yut_mo_throws = 0;
-            self.capture_throws = 0;
+            self.throws_now = 0;
+            self.throws_after_moves = 0;
             return;
         }
-        if self.opening_throw || self.yut_mo_throws > 0 {
+        if self.must_throw() {
             return;
         }
         // Results are dropped only when none of them has a legal move (a pending 도
@@ -258,9 +257,14 @@ impl GameState {
         if !self.pending.is_empty() && legal_moves(self).is_empty() {
             self.pending.clear();
         }
-        if self.pending.is_empty() && self.capture_throws == 0 {
-            self.turn = 1 - self.turn;
-            self.opening_throw = true;
+        if self.pending.is_empty() {
+            if self.throws_after_moves > 0 {
+                // Every pending result is used: the capture throws are due now.
+                self.throws_now = std::mem::take(&mut self.throws_after_moves);
+            } else {
+                self.turn = 1 - self.turn;
+                self.opening_throw = true;
+            }
         }
     }
 
@@ -273,17 +277,15 @@ impl GameState {
         }
         if self.opening_throw {
             self.opening_throw = false;
-        } else if self.yut_mo_throws > 0 {
-            self.yut_mo_throws -= 1;
         } else {
-            self.capture_throws -= 1;
+            self.throws_now -= 1;
         }
         // 낙 adds nothing and earns nothing; results already thrown are kept.
         if result != ThrowResult::Nak {
             self.pending.push(result);
         }
         if result.earns_extra_throw() {
-            self.yut_mo_throws += 1;
+            self.throws_now += 1;
         }
         Ok(())
     }
@@ -359,7 +361,7 @@ impl GameState {
                 // Stopping on an opponent captures the whole stack; passing over does not.
                 if let Some(captured) = opponent.take_stack(station) {
                     opponent.waiting += captured.pieces;
-                    self.capture_throws += 1;
+                    self.throws_after_moves += 1;
                 }
                 self.teams[mover].put_stack(Stack {
                     station,
@@ -532,13 +534,7 @@ pub fn legal_moves(state: &GameState) -> Vec<Move> {
             }
         }
     }
-    moves.sort_by(|a, b| {
-        (a.result.id(), a.from.to_string(), a.to.to_string()).cmp(&(
-            b.result.id(),
-            b.from.to_string(),
-            b.to.to_string(),
-        ))
-    });
+    moves.sort_unstable_by_key(|m| (m.result.id(), m.from.id(), m.to.id()));
     moves.dedup();
     moves
 }
@@ -560,21 +556,35 @@ pub fn apply(state: &GameState, event: &GameEvent) -> Result<GameState, RuleErro
     Ok(next)
 }
 
+impl Origin {
+    /// `waiting` or the station id, as in records.
+    pub fn id(self) -> &'static str {
+        match self {
+            Origin::Waiting => "waiting",
+            Origin::Station(s) => s.id(),
+        }
+    }
+}
+
+impl Destination {
+    /// `finished` or the station id, as in records.
+    pub fn id(self) -> &'static str {
+        match self {
+            Destination::Finished => "finished",
+            Destination::Station(s) => s.id(),
+        }
+    }
+}
+
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Waiting => f.write_str("waiting"),
-            Origin::Station(s) => f.write_str(s.id()),
-        }
+        f.write_str(self.id())
     }
 }
 
 impl fmt::Display for Destination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Destination::Finished => f.write_str("finished"),
-            Destination::Station(s) => f.write_str(s.id()),
-        }
+        f.write_str(self.id())
     }
 }
 

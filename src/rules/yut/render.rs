@@ -197,7 +197,9 @@ pub fn describe_board() -> String {
         } else {
             links.join(", ")
         };
-        let _ = writeln!(out, "{:<16} → {}", station_label(station), links);
+        let label = station_label(station);
+        let padding = " ".repeat(22usize.saturating_sub(label.width()));
+        let _ = writeln!(out, "{label}{padding}→ {links}");
     }
     out
 }
