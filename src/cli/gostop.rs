@@ -1,8 +1,8 @@
 //! `yutstation gostop score|simulate`: a thin shell over `rules::gostop`.
 //!
 //! `score FILE --json` prints a `gostop-settlement/1` object (documented in
-//! `docs/gostop-cli.md`); an impossible sheet exits 2 with one line naming the
-//! problem.
+//! `docs/adr/0010-gostop-readings-and-settlement.md`); an impossible sheet exits 2
+//! with one line naming the problem.
 
 use crate::cli::InputError;
 use clap::{Subcommand, ValueEnum};

@@ -27,7 +27,7 @@ impl Preset {
     }
 
     /// `article` under the 통일안, `common` otherwise.
-    fn cite(self, article: &'static str) -> &'static str {
+    pub fn cite(self, article: &'static str) -> &'static str {
         match self {
             Preset::Tongilan => article,
             Preset::Common => COMMON,

@@ -281,7 +281,7 @@ impl Report {
                 "  고 x{:<5}           {:>3} pts  [{}]",
                 self.go,
                 self.go_bonus,
-                score::article::GO
+                self.preset.cite(score::article::GO)
             );
         }
         let _ = writeln!(
