@@ -58,7 +58,8 @@ pub fn simulate(
         for sale in state.gwang_sales() {
             sum.gwang_sold += u64::from(sale.each_pays) * state.active().len() as u64;
         }
-        if state.active().len() < players {
+        // Empty while nobody has chosen (a forfeit or misdeal on the deal).
+        if !state.active().is_empty() && state.active().len() < players {
             sum.sit_outs += 1;
         }
         let outcome = state.outcome().expect("random_hand plays to the end");
