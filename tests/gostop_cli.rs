@@ -196,7 +196,10 @@ fn simulate_is_reproducible_and_reports_a_rate() {
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("20 hands, 3 players"), "{text}");
-    assert!(text.contains("(in 0 hands with a sit-out)"), "nobody sits out at 3: {text}");
+    assert!(
+        text.contains("(in 0 hands with a sit-out)"),
+        "nobody sits out at 3: {text}"
+    );
     assert!(text.contains("hands simulated per second"), "{text}");
 }
 

@@ -812,3 +812,42 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn art_4_6_a_deferred_decision_wins_if_the_hand_runs_out_first() {
+    // Reading: no next turn comes, so the deferred player wins at the end if their
+    // points still qualify, with the received 피.
+    let s = start(
+        &["8열", "10열"],
+        &[ELEVEN_PI, "7피1 7피2"],
+        "8광 12열",
+        "12띠 5열",
+    );
+    let s = play(&s, "8열");
+    assert!(s.seat(0).deferred);
+    let s = play(&s, "10열");
+    let st = settlement(&s);
+    assert_eq!(s.outcome().and_then(Outcome::winner), Some(0));
+    assert_eq!(st.points.total, 3);
+}
+
+#[test]
+fn common_matgo_needs_seven_points_to_stop() {
+    let hands = ["8열 2피1", "4열 5열"];
+    let piles = ["1광 3광", ""];
+    let (floor, stock) = ("8광 12열", "6열 7열 9열 10열");
+    let tongilan = play(&start(&hands, &piles, floor, stock), "8열");
+    assert_eq!(
+        tongilan.phase(),
+        &Phase::GoStop {
+            seat: 0,
+            deferred: false
+        }
+    );
+    let common = play(
+        &start_with(Preset::Common, &hands, &piles, floor, stock),
+        "8열",
+    );
+    assert_eq!(common.bar(0), 7);
+    assert_eq!(common.phase(), &Phase::Playing { seat: 1 });
+}
