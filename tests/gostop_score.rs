@@ -451,3 +451,34 @@ fn the_sample_sheet_of_the_rules_page_scores() {
     assert_eq!(json["points"]["lines"][0]["article"], "common");
     assert_eq!(json["points"]["lines"][1]["article"], "제2장 2조");
 }
+
+#[test]
+fn the_deck_ids_are_those_of_the_rules_page() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/docs/gostop-rules.md"
+    );
+    let Ok(doc) = std::fs::read_to_string(path) else {
+        eprintln!("skipped: {path} not found");
+        return;
+    };
+    // The deck table: rows `| <month> <name> | `id` `id` ... |`.
+    let mut ids = Vec::new();
+    for row in doc.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = row.split('|').collect();
+        let month_cell = cells.get(1).map(|c| c.trim()).unwrap_or("");
+        if !month_cell
+            .split(' ')
+            .next()
+            .is_some_and(|m| m.parse::<u8>().is_ok())
+        {
+            continue;
+        }
+        ids.extend(cells[2].split('`').skip(1).step_by(2).map(str::to_string));
+    }
+    let ours: Vec<String> = yutstation::rules::gostop::Card::ALL
+        .iter()
+        .map(|c| c.id().to_string())
+        .collect();
+    assert_eq!(ids, ours);
+}
