@@ -401,6 +401,10 @@ fn impossible_sheets_are_refused_naming_the_problem() {
             "unknown field `dealer`",
         ),
         (
+            r#"{"format":"gostop-score/1","preset":"tongilan","players":["갑","을"],"winner":"갑","captured":{"갑":["1광","3광","8광"],"갑":["2열"]}}"#.to_string(),
+            "player \"갑\" appears twice in captured",
+        ),
+        (
             r#"{"format":"gostop-score/2","preset":"tongilan","players":["갑","을"],"winner":"갑","captured":{}}"#.to_string(),
             "format is \"gostop-score/2\"",
         ),

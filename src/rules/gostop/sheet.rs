@@ -19,7 +19,9 @@ pub struct Sheet {
     /// The players of the hand, in seat order (2 or 3: at 4 or 5 the others sit out).
     pub players: Vec<String>,
     pub winner: String,
-    /// Captured cards per player; a player left out captured nothing.
+    /// Captured cards per player; a player left out captured nothing. A player named
+    /// twice is refused (a plain map would keep only the last list).
+    #[serde(deserialize_with = "unique_keys")]
     pub captured: BTreeMap<String, Vec<String>>,
     /// The winner's successful 고 calls.
     #[serde(default)]
@@ -30,6 +32,35 @@ pub struct Sheet {
     /// Losers who had called 고 before losing (고박; `common` only, optional).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub called_go: Vec<String>,
+}
+
+fn unique_keys<'de, D>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = BTreeMap<String, Vec<String>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of player name to card ids")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((k, v)) = map.next_entry::<String, Vec<String>>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "player {k:?} appears twice in captured"
+                    )));
+                }
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique)
 }
 
 /// Why a sheet cannot be scored. Each message is one line a referee can act on.
