@@ -24,6 +24,9 @@ enum Command {
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
+    /// Go-Stop (고스톱) by the 통일안: score a sheet, simulate hands.
+    #[command(subcommand)]
+    Gostop(cli::gostop::GostopCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Demo(args) => cli::demo::run(args),
         Command::Game(command) => cli::game::run(command),
+        Command::Gostop(command) => cli::gostop::run(command),
     };
     cli::finish(outcome)
 }

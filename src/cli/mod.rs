@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod game;
+pub mod gostop;
 
 use std::process::ExitCode;
 
