@@ -24,6 +24,9 @@ enum Command {
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
+    /// The match journal: show its events, export a game record, measure it.
+    #[command(subcommand)]
+    Journal(cli::journal::JournalCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Demo(args) => cli::demo::run(args),
         Command::Game(command) => cli::game::run(command),
+        Command::Journal(command) => cli::journal::run(command),
     };
     cli::finish(outcome)
 }
