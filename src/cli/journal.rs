@@ -129,17 +129,20 @@ fn clock(ms: u64) -> String {
 
 /// One line per entry, for people.
 fn describe(entry: &Entry) -> String {
-    let Entry::Event(MatchEvent { action, .. }) = entry else {
-        let Entry::NewGame { setup, .. } = entry else {
-            unreachable!()
-        };
-        let roster = |i: usize| {
-            let t = &setup.teams[i];
-            let throwers: Vec<&str> = t.throwers.iter().map(|p| p.name.as_str()).collect();
-            format!("{} [{} | placer {}]", t.name, throwers.join(", "), t.placer.name)
-        };
-        return format!("new game: {} vs {}", roster(0), roster(1));
-    };
+    match entry {
+        Entry::NewGame { setup, .. } => {
+            let roster = |i: usize| {
+                let t = &setup.teams[i];
+                let throwers: Vec<&str> = t.throwers.iter().map(|p| p.name.as_str()).collect();
+                format!("{} [{} | placer {}]", t.name, throwers.join(", "), t.placer.name)
+            };
+            format!("new game: {} vs {}", roster(0), roster(1))
+        }
+        Entry::Event(MatchEvent { action, .. }) => describe_action(action),
+    }
+}
+
+fn describe_action(action: &Action) -> String {
     match action {
         Action::Start => "start".into(),
         Action::Throw { verdict } => {
@@ -169,12 +172,7 @@ fn describe(entry: &Entry) -> String {
         Action::WrongPlayer { throw, wrong: false } => {
             format!("referee: throw #{throw} was by the right player after all")
         }
-        Action::Move(m) => format!(
-            "move {}: {} -> {}",
-            m.result.id(),
-            serde_json::to_value(m.from).map(|v| v.to_string()).unwrap_or_default().trim_matches('"'),
-            serde_json::to_value(m.to).map(|v| v.to_string()).unwrap_or_default().trim_matches('"'),
-        ),
+        Action::Move(m) => format!("move {}: {} -> {}", m.result.id(), m.from, m.to),
         Action::Undo => "undo the last move".into(),
         Action::Substitute {
             team,

@@ -14,7 +14,7 @@ mod state;
 #[doc(hidden)]
 pub mod yut_shim;
 
-use yut_shim as yut;
+pub(crate) use yut_shim as yut;
 
 pub use event::{Action, EvidenceRef, MatchEvent, Millis, TeamIx, ThrowNo, Verdict};
 pub use setup::{MatchOptions, MatchSetup, Player, Posture, SetupError, Stance, TeamSetup};

@@ -43,6 +43,8 @@ pub enum MatchError {
     SwapWithSelf,
     #[error("`{player}` of {team} has no registered posture and height, so cannot become a thrower")]
     NoStance { team: String, player: String },
+    #[error("throw #{0} was never called: call it rather than lifting the wrong-player mark")]
+    NeverCalled(ThrowNo),
     #[error("no move to undo since the last throw")]
     NothingToUndo,
     #[error("{0}")]
@@ -728,13 +730,14 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
             let Input::Throw(t) = &mut s.items[ix].input else {
                 unreachable!("throw_index finds throws")
             };
+            if !*wrong && t.call.is_none() {
+                // It would wait for a call again while later inputs build on it.
+                return Err(MatchError::NeverCalled(*throw));
+            }
             let before = t.effective();
             t.wrong_player = *wrong;
             let after = t.effective();
-            if after.is_none() {
-                // Lifting the mark from a throw never called: it waits again.
-                s.last_invalidated = s.refold();
-            } else if before != after {
+            if before != after {
                 let invalidated = s.refold();
                 s.overrides.push(Override {
                     at_ms: at,

@@ -145,11 +145,10 @@ fn substitutions_only_by_the_coach_among_registered_players() {
 
     r.ok(sub("청-coach", "청1", "청3"));
     assert_eq!(r.next(), (0, "청3".into()), "the order changed by the swap");
-    r.throw(Do);
-    r.play_moves();
-    r.throw(Do);
-    r.play_moves();
+    r.throw(Nak);
+    r.throw(Nak);
     assert_eq!(r.next(), (0, "청2".into()));
+    assert_eq!(r.s.throws().next().unwrap().thrower, "청3");
     assert_eq!(r.s.substitutions().len(), 1);
 }
 
