@@ -97,7 +97,12 @@ fn show(dir: &Path) -> anyhow::Result<()> {
             clock(game.game_clock_ms(now)),
         )?;
         if let Some(n) = game.next_thrower() {
-            writeln!(out, "next thrower: {} ({})", n.player.name, game.team_name(n.team))?;
+            writeln!(
+                out,
+                "next thrower: {} ({})",
+                n.player.name,
+                game.team_name(n.team)
+            )?;
         }
         if let Some(n) = game.awaiting_call() {
             writeln!(out, "throw #{n} waits for the referee's call")?;
@@ -124,7 +129,13 @@ fn show(dir: &Path) -> anyhow::Result<()> {
 
 fn clock(ms: u64) -> String {
     let s = ms / 1000;
-    format!("{:02}:{:02}:{:02}.{:03}", s / 3600, s / 60 % 60, s % 60, ms % 1000)
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
 }
 
 /// One line per entry, for people.
@@ -134,7 +145,12 @@ fn describe(entry: &Entry) -> String {
             let roster = |i: usize| {
                 let t = &setup.teams[i];
                 let throwers: Vec<&str> = t.throwers.iter().map(|p| p.name.as_str()).collect();
-                format!("{} [{} | placer {}]", t.name, throwers.join(", "), t.placer.name)
+                format!(
+                    "{} [{} | placer {}]",
+                    t.name,
+                    throwers.join(", "),
+                    t.placer.name
+                )
             };
             format!("new game: {} vs {}", roster(0), roster(1))
         }
@@ -164,12 +180,19 @@ fn describe_action(action: &Action) -> String {
             s
         }
         Action::Call { throw, result } => {
-            format!("referee calls throw #{throw}: {} ({})", result.id(), result.korean())
+            format!(
+                "referee calls throw #{throw}: {} ({})",
+                result.id(),
+                result.korean()
+            )
         }
         Action::WrongPlayer { throw, wrong: true } => {
             format!("referee: throw #{throw} by the wrong player (낙)")
         }
-        Action::WrongPlayer { throw, wrong: false } => {
+        Action::WrongPlayer {
+            throw,
+            wrong: false,
+        } => {
             format!("referee: throw #{throw} was by the right player after all")
         }
         Action::Move(m) => format!("move {}: {} -> {}", m.result.id(), m.from, m.to),
@@ -191,8 +214,14 @@ fn describe_action(action: &Action) -> String {
             note,
         } => format!(
             "protest by {by} (team {team}){}{}",
-            throw.map(|t| format!(" about throw #{t}")).unwrap_or_default(),
-            if note.is_empty() { String::new() } else { format!(": {note}") }
+            throw
+                .map(|t| format!(" about throw #{t}"))
+                .unwrap_or_default(),
+            if note.is_empty() {
+                String::new()
+            } else {
+                format!(": {note}")
+            }
         ),
     }
 }
@@ -255,7 +284,10 @@ fn bench(dir: &Path, events: u64) -> anyhow::Result<()> {
         events as f64 / append_s,
         append_s * 1000.0 / events.max(1) as f64
     );
-    println!("restart (open + fold of {events} events): {:.1} ms", restart_s * 1000.0);
+    println!(
+        "restart (open + fold of {events} events): {:.1} ms",
+        restart_s * 1000.0
+    );
     Ok(())
 }
 

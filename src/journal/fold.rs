@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Entry {
     /// A new game with its registered setup; later events belong to it.
-    NewGame { at_ms: Millis, setup: MatchSetup },
+    NewGame {
+        at_ms: Millis,
+        setup: MatchSetup,
+    },
     Event(MatchEvent),
 }
 

@@ -46,7 +46,11 @@ pub enum Problem {
     /// An entry the fold refuses (e.g. written by another version); skipped.
     Refused { id: i64, detail: String },
     /// An event refers to an evidence blob that is not in the evidence folder.
-    MissingEvidence { id: i64, hash: EvidenceRef, path: PathBuf },
+    MissingEvidence {
+        id: i64,
+        hash: EvidenceRef,
+        path: PathBuf,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -195,8 +199,12 @@ impl Journal {
 
     /// The journal mode and synchronous level in force (`wal`, 2 = FULL).
     pub fn settings(&self) -> rusqlite::Result<(String, i64)> {
-        let mode = self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
-        let sync = self.conn.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
+        let mode = self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+        let sync = self
+            .conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))?;
         Ok((mode, sync))
     }
 
@@ -212,18 +220,29 @@ impl Journal {
                 path: self.path.clone(),
             });
         }
-        let mut next = self.station.clone();
-        next.apply(entry)?;
+        // Fold first (atomic: refused leaves the station as it was), keeping what is
+        // needed to step back if the write fails.
+        let before = (
+            self.station.games.len(),
+            self.station.current().cloned(),
+            self.station.last_at,
+        );
+        self.station.apply(entry)?;
         let body = serde_json::to_string(entry).expect("entries always serialise");
-        self.conn
-            .execute(
-                "INSERT INTO events (at_ms, game, body) VALUES (?1, ?2, ?3)",
-                params![entry.at_ms() as i64, next.game_number(), body],
-            )
-            .map_err(JournalError::Write)?;
-        let id = self.conn.last_insert_rowid();
-        self.station = next;
-        Ok(id)
+        let written = self.conn.execute(
+            "INSERT INTO events (at_ms, game, body) VALUES (?1, ?2, ?3)",
+            params![entry.at_ms() as i64, self.station.game_number(), body],
+        );
+        if let Err(e) = written {
+            let (games, current, last_at) = before;
+            self.station.games.truncate(games);
+            if let (Some(game), Some(slot)) = (current, self.station.games.last_mut()) {
+                *slot = game;
+            }
+            self.station.last_at = last_at;
+            return Err(JournalError::Write(e));
+        }
+        Ok(self.conn.last_insert_rowid())
     }
 
     /// Store an evidence blob durably and return its reference, before any event

@@ -3,9 +3,7 @@
 //! undo, protest and timeout. Deterministic given the station and a seed.
 
 use super::fold::{Entry, Station};
-use crate::referee::{
-    self, Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict,
-};
+use crate::referee::{self, Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict};
 use crate::rules::yut::ThrowResult;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -24,8 +22,13 @@ fn team(name: &str) -> TeamSetup {
 
 /// The entry that follows `station`: legal there, 100 ms after the last one.
 pub fn next_entry(station: &Station, seed: u64) -> Entry {
-    let n = station.games.iter().map(|g| g.items().len() as u64).sum::<u64>();
-    let mut rng = SmallRng::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ station.last_at);
+    let n = station
+        .games
+        .iter()
+        .map(|g| g.items().len() as u64)
+        .sum::<u64>();
+    let mut rng =
+        SmallRng::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ station.last_at);
     let at_ms = station.last_at + 100;
     let Some(game) = station.current().filter(|g| !g.is_over()) else {
         return Entry::NewGame {

@@ -125,9 +125,15 @@ fn evidence_is_stored_by_content_hash() {
     let (j, problems) = Journal::open(dir.path()).unwrap();
     assert_eq!(problems.len(), 1);
     let line = problems[0].to_string();
-    assert!(line.contains(h.as_str()) && line.contains("missing"), "{line}");
+    assert!(
+        line.contains(h.as_str()) && line.contains("missing"),
+        "{line}"
+    );
     assert!(!line.contains('\n'));
-    assert_eq!(j.station().current().unwrap().game().pending(), &[ThrowResult::Gae]);
+    assert_eq!(
+        j.station().current().unwrap().game().pending(),
+        &[ThrowResult::Gae]
+    );
     assert!(j.evidence(&h).unwrap_err().to_string().contains("missing"));
 }
 
@@ -147,7 +153,9 @@ fn an_undecodable_row_is_reported_and_skipped() {
     drop(conn);
     let (mut j, problems) = Journal::open(dir.path()).unwrap();
     assert_eq!(problems.len(), 1);
-    assert!(problems[0].to_string().starts_with("journal event #3 cannot be decoded"));
+    assert!(problems[0]
+        .to_string()
+        .starts_with("journal event #3 cannot be decoded"));
     assert!(j.station().current().unwrap().started());
     // The rest keeps working: new events are appended after it.
     let id = j
@@ -176,7 +184,10 @@ fn a_damaged_database_is_reported_in_one_line() {
     fill(&mut j, 50);
     drop(j);
     corrupt(&dir.path().join(DB_FILE), 0, 100);
-    let err = Journal::open(dir.path()).err().expect("refused").to_string();
+    let err = Journal::open(dir.path())
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(err.contains(DB_FILE) && !err.contains('\n'), "{err}");
 
     // Garbage over data pages: what can be read is read, the damage is reported
@@ -194,7 +205,10 @@ fn a_damaged_database_is_reported_in_one_line() {
         Ok((mut j, problems)) => {
             assert!(!problems.is_empty(), "the damage is found");
             assert!(problems.iter().all(|p| !p.to_string().contains('\n')));
-            if problems.iter().any(|p| matches!(p, Problem::Damaged { .. })) {
+            if problems
+                .iter()
+                .any(|p| matches!(p, Problem::Damaged { .. }))
+            {
                 let err = j.append(&new_game(u64::MAX / 2)).unwrap_err().to_string();
                 assert!(err.contains("damaged"), "{err}");
             }

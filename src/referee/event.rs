@@ -30,7 +30,10 @@ impl EvidenceRef {
 impl TryFrom<String> for EvidenceRef {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        if s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        if s.len() == 64
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             Ok(EvidenceRef(s))
         } else {
             Err(format!(

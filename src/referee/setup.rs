@@ -119,7 +119,9 @@ pub enum SetupError {
     NoTeamName { team: usize },
     #[error("both teams are called `{0}`: give them different names")]
     SameTeamName(String),
-    #[error("team `{team}`: {count} throwers registered, a team has exactly 3 throwers and 1 placer")]
+    #[error(
+        "team `{team}`: {count} throwers registered, a team has exactly 3 throwers and 1 placer"
+    )]
     ThrowerCount { team: String, count: usize },
     #[error("team `{team}`: a player has no name")]
     NoPlayerName { team: String },
@@ -127,7 +129,9 @@ pub enum SetupError {
     DuplicatePlayer { team: String, player: String },
     #[error("team `{team}`: thrower `{player}` needs a posture (seated/standing) and height for the height sensor")]
     NoStance { team: String, player: String },
-    #[error("team `{team}`: `{player}`'s {height_name} height {height_cm} cm is outside 20..=250 cm")]
+    #[error(
+        "team `{team}`: `{player}`'s {height_name} height {height_cm} cm is outside 20..=250 cm"
+    )]
     ImplausibleHeight {
         team: String,
         player: String,
@@ -238,7 +242,9 @@ mod tests {
 
     #[test]
     fn a_full_roster_is_accepted() {
-        MatchSetup::new([team("청"), team("홍")]).validate().unwrap();
+        MatchSetup::new([team("청"), team("홍")])
+            .validate()
+            .unwrap();
     }
 
     #[test]
@@ -276,7 +282,10 @@ mod tests {
 
         s.options = MatchOptions::default();
         s.teams[0].name = " ".into();
-        assert!(matches!(s.validate(), Err(SetupError::NoTeamName { team: 0 })));
+        assert!(matches!(
+            s.validate(),
+            Err(SetupError::NoTeamName { team: 0 })
+        ));
     }
 
     #[test]

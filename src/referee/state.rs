@@ -7,7 +7,9 @@
 
 use super::event::{Action, EvidenceRef, MatchEvent, Millis, TeamIx, ThrowNo, Verdict};
 use super::setup::{MatchSetup, Player, SetupError};
-use super::yut::{self, GameEvent, GameRecord, GameState, Move, Phase, RuleError, ThrowResult, ThrowerRotation};
+use super::yut::{
+    self, GameEvent, GameRecord, GameState, Move, Phase, RuleError, ThrowResult, ThrowerRotation,
+};
 use serde::Serialize;
 
 /// Why an event is refused. The state is unchanged; nothing is recorded.
@@ -38,10 +40,16 @@ pub enum MatchError {
     #[error("`{player}` is not a registered player of {team}")]
     NotRegistered { team: String, player: String },
     #[error("only the coach of {team} ({coach}) may request a substitution, not `{by}`")]
-    NotCoach { team: String, coach: String, by: String },
+    NotCoach {
+        team: String,
+        coach: String,
+        by: String,
+    },
     #[error("a substitution swaps two different players")]
     SwapWithSelf,
-    #[error("`{player}` of {team} has no registered posture and height, so cannot become a thrower")]
+    #[error(
+        "`{player}` of {team} has no registered posture and height, so cannot become a thrower"
+    )]
     NoStance { team: String, player: String },
     #[error("throw #{0} was never called: call it rather than lifting the wrong-player mark")]
     NeverCalled(ThrowNo),
@@ -108,7 +116,11 @@ impl ThrowRecord {
 #[serde(rename_all = "snake_case")]
 pub enum Input {
     Throw(ThrowRecord),
-    Move { at_ms: Millis, #[serde(rename = "move")] mv: Move },
+    Move {
+        at_ms: Millis,
+        #[serde(rename = "move")]
+        mv: Move,
+    },
 }
 
 /// One input to the game, in the order entered, with whether it still counts.
@@ -560,15 +572,13 @@ impl MatchState {
                 Input::Throw(t) if game.phase() == Phase::Throw && game.turn() != t.team => {
                     Err(format!(
                         "after the correction it is {}'s turn, but this throw was made by {}",
-                        self.setup.teams[game.turn()].name, self.setup.teams[t.team].name
+                        self.setup.teams[game.turn()].name,
+                        self.setup.teams[t.team].name
                     ))
                 }
                 Input::Throw(t) => match t.effective() {
                     Some(r) => yut::apply(&game, &GameEvent::Throw(r))
-                        .map(|g| {
-                            rotation.count(t.team);
-                            g
-                        })
+                        .inspect(|_| rotation.count(t.team))
                         .map_err(|e| e.to_string()),
                     // Waits for its call: counted, not yet on the board.
                     None => {
@@ -671,8 +681,7 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
                 // Not in the throw phase: let the engine say which rule forbids it.
                 MatchError::Rule(
                     yut::apply(&s.game, &GameEvent::Throw(ThrowResult::Nak))
-                        .err()
-                        .expect("a throw is refused outside the throw phase"),
+                        .expect_err("a throw is refused outside the throw phase"),
                 )
             })?;
             let limit = Millis::from(s.setup.options.throw_limit_s) * 1000;
@@ -753,10 +762,7 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
             s.ensure_playing()?;
             s.game = yut::apply(&s.game, &GameEvent::Move(*mv))?;
             s.items.push(Item {
-                input: Input::Move {
-                    at_ms: at,
-                    mv: *mv,
-                },
+                input: Input::Move { at_ms: at, mv: *mv },
                 status: Status::Active,
             });
         }

@@ -74,13 +74,21 @@ fn per_throw_rotation_carries_over_between_turns() {
     let mut r = Run::new(ThrowerRotation::PerThrow);
     assert_eq!(r.next(), (0, "청1".into()));
     r.throw(Yut);
-    assert_eq!(r.next(), (0, "청2".into()), "the extra throw is by the next thrower");
+    assert_eq!(
+        r.next(),
+        (0, "청2".into()),
+        "the extra throw is by the next thrower"
+    );
     r.throw(Do);
     r.play_moves();
     assert_eq!(r.next(), (1, "홍1".into()));
     r.throw(Gae);
     r.play_moves();
-    assert_eq!(r.next(), (0, "청3".into()), "carried over from the last turn");
+    assert_eq!(
+        r.next(),
+        (0, "청3".into()),
+        "carried over from the last turn"
+    );
     r.throw(Geol);
     r.play_moves();
     r.throw(Nak);
@@ -93,14 +101,22 @@ fn per_throw_rotation_carries_over_between_turns() {
 fn per_turn_rotation_gives_each_turn_to_one_thrower() {
     let mut r = Run::new(ThrowerRotation::PerTurn);
     r.throw(Mo);
-    assert_eq!(r.next(), (0, "청1".into()), "extra throws stay with the turn's thrower");
+    assert_eq!(
+        r.next(),
+        (0, "청1".into()),
+        "extra throws stay with the turn's thrower"
+    );
     r.throw(Yut);
     r.throw(Gae);
     r.play_moves();
     assert_eq!(r.next(), (1, "홍1".into()));
     r.throw(Do);
     r.play_moves();
-    assert_eq!(r.next(), (0, "청2".into()), "the next turn starts with the next thrower");
+    assert_eq!(
+        r.next(),
+        (0, "청2".into()),
+        "the next turn starts with the next thrower"
+    );
     r.throw(Nak);
     assert_eq!(r.next(), (1, "홍2".into()));
 }
@@ -116,7 +132,10 @@ fn a_throw_by_the_wrong_player_is_nak_and_uses_the_slot() {
     });
     assert_eq!(r.s.game().phase(), Phase::Throw);
     assert_eq!(r.next(), (1, "홍1".into()), "낙 ends the turn");
-    assert_eq!(r.s.game_record().events[0], super::yut::GameEvent::Throw(Nak));
+    assert_eq!(
+        r.s.game_record().events[0],
+        super::yut::GameEvent::Throw(Nak)
+    );
     r.throw(Nak);
     assert_eq!(r.next(), (0, "청2".into()));
     assert_eq!(r.s.overrides().len(), 1);
@@ -262,7 +281,10 @@ fn the_game_clock_pauses_during_a_timeout() {
     assert_eq!(later.timeouts()[0].end_ms, Some(71_000));
     assert_eq!(later.game_clock_ms(81_000), 20_000);
     assert!(matches!(
-        apply(&later, &MatchEvent::new(82_000, Action::TimeoutStart { team: 1 })),
+        apply(
+            &later,
+            &MatchEvent::new(82_000, Action::TimeoutStart { team: 1 })
+        ),
         Err(MatchError::NoTimeoutsLeft { .. })
     ));
     // Ended early by the coach.
@@ -352,7 +374,10 @@ fn an_ambiguous_throw_waits_for_the_referee() {
     assert_eq!(r.next(), (0, "청2".into()));
     let t = r.s.throws().next().unwrap();
     assert_eq!(t.call.unwrap().by, CallSource::Referee);
-    assert!(r.s.overrides().is_empty(), "a first call is not an override");
+    assert!(
+        r.s.overrides().is_empty(),
+        "a first call is not an override"
+    );
 }
 
 #[test]

@@ -75,7 +75,9 @@ pub enum Destination {
 }
 
 fn station_by_id(s: &str) -> Option<StationId> {
-    RING.iter().position(|r| *r == s).map(|i| StationId(i as u8))
+    RING.iter()
+        .position(|r| *r == s)
+        .map(|i| StationId(i as u8))
 }
 
 impl fmt::Display for Origin {
@@ -360,7 +362,11 @@ pub fn apply(state: &GameState, event: &GameEvent) -> Result<GameState, RuleErro
                     s.capture_owed += 1;
                 }
             }
-            let i = s.pending.iter().position(|r| *r == m.result).expect("legal");
+            let i = s
+                .pending
+                .iter()
+                .position(|r| *r == m.result)
+                .expect("legal");
             s.pending.remove(i);
             if s.pieces[t].iter().all(|p| *p == 21) {
                 s.winner = Some(t);
