@@ -11,6 +11,7 @@ use super::yut::{
     self, GameEvent, GameRecord, GameState, Move, Phase, RuleError, ThrowResult, ThrowerRotation,
 };
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Why an event is refused. The state is unchanged; nothing is recorded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -255,7 +256,9 @@ pub struct MatchState {
     lineups: [Lineup; 2],
     game: GameState,
     rotation: Rotation,
-    items: Vec<Item>,
+    /// Shared so that a fold step copies pointers, not every input (the fold
+    /// clones the state at each event).
+    items: Vec<Arc<Item>>,
     last_at: Millis,
     started: bool,
     game_clock: Stopwatch,
@@ -335,7 +338,7 @@ impl MatchState {
     pub fn lineup(&self, team: TeamIx) -> &Lineup {
         &self.lineups[team]
     }
-    pub fn items(&self) -> &[Item] {
+    pub fn items(&self) -> &[Arc<Item>] {
         &self.items
     }
     pub fn throws(&self) -> impl Iterator<Item = &ThrowRecord> {
@@ -380,7 +383,7 @@ impl MatchState {
 
     /// The throw that waits for the referee's call, if any.
     pub fn awaiting_call(&self) -> Option<ThrowNo> {
-        match self.items.last() {
+        match self.items.last().map(|i| &**i) {
             Some(Item {
                 input: Input::Throw(t),
                 status: Status::Active,
@@ -471,7 +474,7 @@ impl MatchState {
             timeout: s.timeout,
             timeouts_left: [s.timeouts_left(0), s.timeouts_left(1)],
             lineups: s.lineups.clone(),
-            items: s.items.clone(),
+            items: s.items.iter().map(|i| (**i).clone()).collect(),
             warnings: s.warnings.clone(),
             protests: s.protests.clone(),
             substitutions: s.substitutions.clone(),
@@ -599,7 +602,7 @@ impl MatchState {
                             reason: reason.clone(),
                         });
                     }
-                    item.status = Status::Invalidated(reason);
+                    Arc::make_mut(item).status = Status::Invalidated(reason);
                 }
             }
         }
@@ -703,14 +706,14 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
                 s.game = yut::apply(&s.game, &GameEvent::Throw(r))?;
             }
             s.rotation.count(next.team);
-            s.items.push(Item {
+            s.items.push(Arc::new(Item {
                 input: Input::Throw(record),
                 status: Status::Active,
-            });
+            }));
         }
         Action::Call { throw, result } => {
             let ix = s.throw_index(*throw)?;
-            let Input::Throw(t) = &mut s.items[ix].input else {
+            let Input::Throw(t) = &mut Arc::make_mut(&mut s.items[ix]).input else {
                 unreachable!("throw_index finds throws")
             };
             let previous = t.call.map(|c| c.result);
@@ -736,7 +739,7 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
         }
         Action::WrongPlayer { throw, wrong } => {
             let ix = s.throw_index(*throw)?;
-            let Input::Throw(t) = &mut s.items[ix].input else {
+            let Input::Throw(t) = &mut Arc::make_mut(&mut s.items[ix]).input else {
                 unreachable!("throw_index finds throws")
             };
             if !*wrong && t.call.is_none() {
@@ -761,10 +764,10 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
         Action::Move(mv) => {
             s.ensure_playing()?;
             s.game = yut::apply(&s.game, &GameEvent::Move(*mv))?;
-            s.items.push(Item {
+            s.items.push(Arc::new(Item {
                 input: Input::Move { at_ms: at, mv: *mv },
                 status: Status::Active,
-            });
+            }));
         }
         Action::Undo => {
             if !s.started {
@@ -776,7 +779,7 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
                 .rposition(|i| i.status == Status::Active)
                 .filter(|&ix| matches!(s.items[ix].input, Input::Move { .. }))
                 .ok_or(MatchError::NothingToUndo)?;
-            s.items[last].status = Status::Undone;
+            Arc::make_mut(&mut s.items[last]).status = Status::Undone;
             s.last_invalidated = s.refold();
         }
         Action::Substitute {
