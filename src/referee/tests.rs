@@ -667,3 +667,81 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The game clock against a model: it counts the time since the start, less the
+    /// time spent in timeouts (each ending early or after its full length), unless
+    /// the option keeps it running. Timeouts never exceed the allowed count.
+    #[test]
+    fn the_game_clock_pauses_exactly_for_timeouts(
+        runs_in_timeout in any::<bool>(),
+        allowed in 0u32..3,
+        length_s in 1u32..90,
+        steps in prop::collection::vec((0u8..4, 0u64..100_000), 1..40),
+    ) {
+        let mut setup = setup(ThrowerRotation::PerThrow);
+        setup.options.game_clock_runs_in_timeout = runs_in_timeout;
+        setup.options.timeouts_per_team = allowed;
+        setup.options.timeout_length_s = length_s;
+        let len = Millis::from(length_s) * 1000;
+        let start = 1_000;
+        let mut s = at(&MatchState::new(setup).unwrap(), start, Action::Start);
+        // The model.
+        let (mut clock, mut last, mut timeout, mut used) = (0u64, start, None::<Millis>, [0u32; 2]);
+        let advance = |t: Millis, clock: &mut u64, last: &mut Millis, timeout: &mut Option<Millis>| {
+            if let Some(since) = *timeout {
+                if t >= since + len {
+                    *timeout = None;
+                    if runs_in_timeout { *clock += since + len - *last; }
+                    *last = since + len;
+                }
+            }
+            if timeout.is_none() || runs_in_timeout { *clock += t - *last; }
+            *last = t;
+        };
+        let mut now = start;
+        for (kind, wait) in steps {
+            now += wait;
+            let team = (wait % 2) as usize;
+            let action = match kind {
+                0 => Action::TimeoutStart { team },
+                1 => Action::TimeoutEnd,
+                2 => Action::Protest { team, by: format!("{}1", s.team_name(team)), throw: None, note: String::new() },
+                _ => Action::Throw { verdict: Verdict::entered(Nak) },
+            };
+            let result = apply(&s, &MatchEvent::new(now, action.clone()));
+            advance(now, &mut clock, &mut last, &mut timeout);
+            match (&action, result) {
+                (Action::TimeoutStart { .. }, Ok(next)) => {
+                    prop_assert!(timeout.is_none() && used[team] < allowed);
+                    timeout = Some(now);
+                    used[team] += 1;
+                    s = next;
+                }
+                (Action::TimeoutStart { .. }, Err(_)) => {
+                    prop_assert!(timeout.is_some() || used[team] >= allowed);
+                }
+                (Action::TimeoutEnd, Ok(next)) => {
+                    prop_assert!(timeout.is_some());
+                    timeout = None;
+                    s = next;
+                }
+                (Action::TimeoutEnd, Err(_)) => prop_assert!(timeout.is_none()),
+                (Action::Throw { .. }, Err(e)) => {
+                    prop_assert!(timeout.is_some(), "{}", e);
+                }
+                (_, r) => s = r.unwrap(),
+            }
+            prop_assert_eq!(s.game_clock_ms(now), clock);
+            prop_assert_eq!(s.timeouts_left(team), allowed - used[team]);
+        }
+        let later = now + 200_000;
+        advance(later, &mut clock, &mut last, &mut timeout);
+        prop_assert_eq!(s.game_clock_ms(later), clock);
+        if runs_in_timeout {
+            prop_assert_eq!(clock, later - start);
+        }
+    }
+}
