@@ -1,23 +1,51 @@
 //! `yutstation game replay|board`.
 
+use super::InputError;
+use anyhow::Context;
 use clap::Subcommand;
 use std::path::PathBuf;
+use yutstation::rules::yut::{board, render, GameRecord};
 
 #[derive(Subcommand)]
 pub enum GameCommand {
     /// Replay a `yut-record/1` game record and print the state after its last event.
     Replay {
         file: PathBuf,
+        /// Print the state as JSON (docs/game-record.md).
         #[arg(long)]
         json: bool,
     },
     /// Print the board: every station, its Korean name and forward links.
     Board {
+        /// Print the board as JSON.
         #[arg(long)]
         json: bool,
     },
 }
 
-pub fn run(_command: GameCommand) -> anyhow::Result<()> {
-    anyhow::bail!("game: not built yet")
+pub fn run(command: GameCommand) -> anyhow::Result<()> {
+    match command {
+        GameCommand::Replay { file, json } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let record = GameRecord::parse(&text)
+                .map_err(|e| InputError(format!("{}: {e}", file.display())))?;
+            let state = record
+                .replay()
+                .map_err(|e| InputError(format!("{}: {e}", file.display())))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&state.summary())?);
+            } else {
+                print!("{}", render::describe_state(&state));
+            }
+        }
+        GameCommand::Board { json } => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&board::describe())?);
+            } else {
+                print!("{}", render::describe_board());
+            }
+        }
+    }
+    Ok(())
 }

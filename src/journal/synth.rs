@@ -8,7 +8,7 @@ use crate::rules::yut::ThrowResult;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::referee::yut::{legal_moves, Phase};
+use crate::rules::yut::{legal_moves, Phase};
 
 fn team(name: &str) -> TeamSetup {
     TeamSetup {

@@ -11,10 +11,8 @@
 mod event;
 mod setup;
 mod state;
-#[doc(hidden)]
-pub mod yut_shim;
 
-pub(crate) use yut_shim as yut;
+use crate::rules::yut;
 
 pub use event::{Action, EvidenceRef, MatchEvent, Millis, TeamIx, ThrowNo, Verdict};
 pub use setup::{MatchOptions, MatchSetup, Player, Posture, SetupError, Stance, TeamSetup};
