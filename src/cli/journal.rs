@@ -240,7 +240,7 @@ fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
             ))
         })?;
     let record = state.game_record();
-    println!("{}", serde_json::to_string_pretty(&record)?);
+    println!("{}", record.to_json_pretty());
     let invalid = state
         .items()
         .iter()
