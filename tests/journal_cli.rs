@@ -36,7 +36,7 @@ fn show_and_export_read_the_journal() {
         text.contains("new game: 청 [청1, 청2, 청3 | placer 청 감독]"),
         "{text}"
     );
-    assert!(text.contains("throw: seen"));
+    assert!(text.contains("#1 by 청1 (청) throw: seen"), "{text}");
     assert!(text.contains("move "));
     assert_eq!(text.lines().filter(|l| l.starts_with('#')).count(), total);
     assert!(text.contains("game 2: 청 vs 홍"));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yutstation::journal::{self, synth, Entry, Journal, Problem, DB_FILE};
 use yutstation::referee::{Action, Input, MatchEvent};
+use yutstation::rules::yut::GameEvent;
 
 #[derive(Subcommand)]
 pub enum JournalCommand {
@@ -71,14 +72,40 @@ fn show(dir: &Path) -> anyhow::Result<()> {
     let (journal, _) = open_existing(dir)?;
     let (entries, _) = journal.entries();
     let mut out = std::io::stdout().lock();
+    // Fold alongside, to say who threw and what a correction invalidated.
+    let mut station = journal::Station::default();
     for rec in &entries {
+        let folded = station.apply(&rec.entry).is_ok();
+        let mut line = describe(&rec.entry);
+        if let (true, Some(game), Entry::Event(e)) = (folded, station.current(), &rec.entry) {
+            if let Action::Throw { .. } = e.action {
+                if let Some(t) = game.throws().last() {
+                    line = format!(
+                        "#{} by {} ({}) {line}",
+                        t.number,
+                        t.thrower,
+                        game.team_name(t.team)
+                    );
+                }
+            }
+            if matches!(
+                e.action,
+                Action::Call { .. } | Action::WrongPlayer { .. } | Action::Undo
+            ) {
+                for inv in game.last_invalidated() {
+                    line += &format!("; invalidates {}: {}", game_event(&inv.event), inv.reason);
+                }
+            }
+        }
+        if !folded {
+            line += "  [skipped: does not fit the match]";
+        }
         writeln!(
             out,
-            "#{:<6} {:>12}  game {:<3} {}",
+            "#{:<6} {:>12}  game {:<3} {line}",
             rec.id,
             clock(rec.at_ms),
-            rec.game,
-            describe(&rec.entry)
+            rec.game
         )?;
     }
     if let Some(game) = journal.station().current() {
@@ -87,11 +114,11 @@ fn show(dir: &Path) -> anyhow::Result<()> {
         writeln!(out, "---")?;
         writeln!(
             out,
-            "game {}: {} vs {}, phase {:?}, turn {}, pending {:?}, game clock {}",
+            "game {}: {} vs {}, phase {}, turn {}, pending {:?}, game clock {}",
             journal.station().game_number(),
             game.team_name(0),
             game.team_name(1),
-            g.phase(),
+            serde_json::to_value(g.phase())?.as_str().unwrap_or("?"),
             game.team_name(g.turn()),
             g.pending().iter().map(|r| r.id()).collect::<Vec<_>>(),
             clock(game.game_clock_ms(now)),
@@ -223,6 +250,13 @@ fn describe_action(action: &Action) -> String {
                 format!(": {note}")
             }
         ),
+    }
+}
+
+fn game_event(e: &GameEvent) -> String {
+    match e {
+        GameEvent::Throw(r) => format!("throw {}", r.id()),
+        GameEvent::Move(m) => format!("move {} {} -> {}", m.result.id(), m.from, m.to),
     }
 }
 
