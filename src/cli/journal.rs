@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yutstation::journal::{self, synth, Entry, Journal, Problem, DB_FILE};
 use yutstation::referee::{Action, Input, MatchEvent};
-use yutstation::rules::yut::GameEvent;
 
 #[derive(Subcommand)]
 pub enum JournalCommand {
@@ -93,7 +92,7 @@ fn show(dir: &Path) -> anyhow::Result<()> {
                 Action::Call { .. } | Action::WrongPlayer { .. } | Action::Undo
             ) {
                 for inv in game.last_invalidated() {
-                    line += &format!("; invalidates {}: {}", game_event(&inv.event), inv.reason);
+                    line += &format!("; invalidates {}: {}", input_text(&inv.input), inv.reason);
                 }
             }
         }
@@ -253,10 +252,14 @@ fn describe_action(action: &Action) -> String {
     }
 }
 
-fn game_event(e: &GameEvent) -> String {
-    match e {
-        GameEvent::Throw(r) => format!("throw {}", r.id()),
-        GameEvent::Move(m) => format!("move {} {} -> {}", m.result.id(), m.from, m.to),
+fn input_text(input: &Input) -> String {
+    match input {
+        Input::Throw(t) => format!(
+            "throw #{} ({})",
+            t.number,
+            t.effective().map_or("not called", |r| r.id())
+        ),
+        Input::Move { mv, .. } => format!("move {} {} -> {}", mv.result.id(), mv.from, mv.to),
     }
 }
 

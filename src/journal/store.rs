@@ -91,6 +91,8 @@ pub enum JournalError {
     },
     #[error("journal {path} is damaged; new events are refused (copy the data directory aside and start on a new one)")]
     ReadOnly { path: PathBuf },
+    #[error("journal {path} has format version {found}; this station reads version 1")]
+    Version { path: PathBuf, found: i64 },
     #[error("event refused: {0}")]
     Refused(#[from] FoldError),
     #[error("writing the journal failed: {0}")]
@@ -137,9 +139,21 @@ impl Journal {
             .map_err(open_err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(open_err)?;
-        conn.execute_batch(SCHEMA).map_err(open_err)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        // Write the schema only into a new file: never write into one that may be
+        // damaged before it has been checked.
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(open_err)?;
+        if version == 0 {
+            conn.execute_batch(SCHEMA).map_err(open_err)?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(open_err)?;
+        } else if version != SCHEMA_VERSION {
+            return Err(JournalError::Version {
+                path: path.clone(),
+                found: version,
+            });
+        }
 
         let evidence = EvidenceStore::new(dir.join("evidence"));
         let mut problems = Vec::new();

@@ -131,11 +131,19 @@ pub struct Item {
     pub status: Status,
 }
 
-/// An input that a correction made illegal, for the placer to re-enter.
+/// An input that a correction made illegal: a move for the placer to re-enter, or a
+/// throw that no longer fits (e.g. made by the team whose turn it no longer is).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Invalidation {
-    pub event: GameEvent,
+    pub input: Input,
     pub reason: String,
+}
+
+impl Invalidation {
+    /// The game event it was, if it had a call.
+    pub fn event(&self) -> Option<GameEvent> {
+        game_event(&self.input)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -596,12 +604,10 @@ impl MatchState {
             match outcome {
                 Ok(g) => game = g,
                 Err(reason) => {
-                    if let Some(event) = game_event(&item.input) {
-                        invalidated.push(Invalidation {
-                            event,
-                            reason: reason.clone(),
-                        });
-                    }
+                    invalidated.push(Invalidation {
+                        input: item.input.clone(),
+                        reason: reason.clone(),
+                    });
                     Arc::make_mut(item).status = Status::Invalidated(reason);
                 }
             }

@@ -397,7 +397,7 @@ fn an_override_invalidates_the_moves_made_with_the_old_call() {
     });
     let inv = r.s.last_invalidated();
     assert_eq!(inv.len(), 1);
-    assert_eq!(inv[0].event, super::yut::GameEvent::Move(geol_move));
+    assert_eq!(inv[0].event(), Some(super::yut::GameEvent::Move(geol_move)));
     assert!(!inv[0].reason.is_empty());
     assert_eq!(r.s.game().phase(), Phase::Move);
     assert_eq!(r.s.game().pending(), &[Gae]);
@@ -614,8 +614,23 @@ proptest! {
             }
             now += 500;
             let Some(action) = action_for(&s, st) else { continue };
+            let invalid = |s: &MatchState| {
+                s.items().iter().filter(|i| matches!(i.status, Status::Invalidated(_))).count()
+            };
+            let correction = matches!(action, Action::Call { .. } | Action::WrongPlayer { .. } | Action::Undo);
             match apply(&s, &MatchEvent::new(now, action)) {
-                Ok(next) => s = next,
+                Ok(next) => {
+                    // Exactly the newly invalidated inputs are reported, and only
+                    // corrections invalidate anything.
+                    let new = invalid(&next) - invalid(&s);
+                    if correction {
+                        prop_assert_eq!(new, next.last_invalidated().len());
+                    } else {
+                        prop_assert_eq!(new, 0);
+                    }
+                    prop_assert!(next.items().len() >= s.items().len(), "nothing is removed");
+                    s = next;
+                }
                 Err(MatchError::Rule(_)) | Err(MatchError::InTimeout(_))
                 | Err(MatchError::NothingToUndo) | Err(MatchError::NoTimeoutsLeft { .. })
                 | Err(MatchError::NoTimeout) | Err(MatchError::ThrowInvalidated(_))
