@@ -87,6 +87,12 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
                 "round {round}: acknowledged event #{id} is lost"
             );
         }
+        // Every throw's evidence blob is there and intact.
+        for game in &j.station().games {
+            for hash in game.evidence() {
+                j.evidence(hash).expect("evidence written before its event");
+            }
+        }
         // An independent replay, and the state the child saw at its last ack.
         let mut replay = Station::default();
         let last_acked = acked.last().map(|a| a.0);

@@ -334,7 +334,19 @@ fn append_bench(dir: &Path, events: u64, seed: u64) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let mut n = 0;
     while events == 0 || n < events {
-        let entry = synth::next_entry(journal.station(), seed);
+        let mut entry = synth::next_entry(journal.station(), seed);
+        // Each throw carries a small evidence blob, written (and fsynced) before the
+        // event that refers to it.
+        if let Entry::Event(MatchEvent {
+            at_ms,
+            action: Action::Throw { verdict },
+        }) = &mut entry
+        {
+            let frame = format!("synthetic frame at {at_ms} ms, seed {seed}");
+            verdict
+                .evidence
+                .push(journal.put_evidence(frame.as_bytes())?);
+        }
         let id = journal.append(&entry)?;
         // Printed only once the append is acknowledged (committed and fsynced).
         writeln!(out, "{id} {}", journal::digest(journal.station()))?;
