@@ -27,6 +27,9 @@ enum Command {
     /// Go-Stop (고스톱) by the 통일안: score a sheet, simulate hands.
     #[command(subcommand)]
     Gostop(cli::gostop::GostopCommand),
+    /// The match journal: show its events, export a game record, measure it.
+    #[command(subcommand)]
+    Journal(cli::journal::JournalCommand),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => cli::demo::run(args),
         Command::Game(command) => cli::game::run(command),
         Command::Gostop(command) => cli::gostop::run(command),
+        Command::Journal(command) => cli::journal::run(command),
     };
     cli::finish(outcome)
 }

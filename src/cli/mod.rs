@@ -4,6 +4,7 @@
 pub mod demo;
 pub mod game;
 pub mod gostop;
+pub mod journal;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,357 @@
+//! `yutstation journal show|export|bench`: read a station's journal, export a game as
+//! a `yut-record/1` record, measure the journal.
+
+use crate::cli::InputError;
+use clap::Subcommand;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use yutstation::journal::{self, synth, Entry, Journal, Problem, DB_FILE};
+use yutstation::referee::{Action, Input, MatchEvent};
+
+#[derive(Subcommand)]
+pub enum JournalCommand {
+    /// Print every journal entry, readable, then the current game's state.
+    Show { data_dir: PathBuf },
+    /// Print game N of the journal as a `yut-record/1` game record.
+    Export {
+        data_dir: PathBuf,
+        #[arg(long)]
+        game: u32,
+    },
+    /// Measure appends (each fsynced) and the restart (open + fold) on a new journal.
+    Bench {
+        /// A data directory that does not exist yet (it is created and kept).
+        data_dir: PathBuf,
+        #[arg(long, default_value_t = 10_000)]
+        events: u64,
+    },
+    /// Append synthetic events as fast as possible, printing `ID DIGEST` once each is
+    /// acknowledged (for the crash test). `--events 0` runs until killed.
+    #[command(hide = true)]
+    AppendBench {
+        data_dir: PathBuf,
+        #[arg(long, default_value_t = 0)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+pub fn run(command: JournalCommand) -> anyhow::Result<()> {
+    match command {
+        JournalCommand::Show { data_dir } => show(&data_dir),
+        JournalCommand::Export { data_dir, game } => export(&data_dir, game),
+        JournalCommand::Bench { data_dir, events } => bench(&data_dir, events),
+        JournalCommand::AppendBench {
+            data_dir,
+            events,
+            seed,
+        } => append_bench(&data_dir, events, seed),
+    }
+}
+
+/// Open an existing journal; a missing one is the user's mistake.
+fn open_existing(dir: &Path) -> anyhow::Result<(Journal, Vec<Problem>)> {
+    if !dir.join(DB_FILE).is_file() {
+        return Err(InputError(format!(
+            "no journal in {} (expected {DB_FILE} there)",
+            dir.display()
+        ))
+        .into());
+    }
+    let (journal, problems) = Journal::open(dir)?;
+    for p in &problems {
+        eprintln!("yutstation: {p}");
+    }
+    Ok((journal, problems))
+}
+
+fn show(dir: &Path) -> anyhow::Result<()> {
+    let (journal, _) = open_existing(dir)?;
+    let (entries, _) = journal.entries();
+    let mut out = std::io::stdout().lock();
+    // Fold alongside, to say who threw and what a correction invalidated.
+    let mut station = journal::Station::default();
+    for rec in &entries {
+        let folded = station.apply(&rec.entry).is_ok();
+        let mut line = describe(&rec.entry);
+        if let (true, Some(game), Entry::Event(e)) = (folded, station.current(), &rec.entry) {
+            if let Action::Throw { .. } = e.action {
+                if let Some(t) = game.throws().last() {
+                    line = format!(
+                        "#{} by {} ({}) {line}",
+                        t.number,
+                        t.thrower,
+                        game.team_name(t.team)
+                    );
+                }
+            }
+            if matches!(
+                e.action,
+                Action::Call { .. } | Action::WrongPlayer { .. } | Action::Undo
+            ) {
+                for inv in game.last_invalidated() {
+                    line += &format!("; invalidates {}: {}", input_text(&inv.input), inv.reason);
+                }
+            }
+        }
+        if !folded {
+            line += "  [skipped: does not fit the match]";
+        }
+        writeln!(
+            out,
+            "#{:<6} {:>12}  game {:<3} {line}",
+            rec.id,
+            clock(rec.at_ms),
+            rec.game
+        )?;
+    }
+    if let Some(game) = journal.station().current() {
+        let g = game.game();
+        let now = game.last_at();
+        writeln!(out, "---")?;
+        writeln!(
+            out,
+            "game {}: {} vs {}, phase {}, turn {}, pending {:?}, game clock {}",
+            journal.station().game_number(),
+            game.team_name(0),
+            game.team_name(1),
+            serde_json::to_value(g.phase())?.as_str().unwrap_or("?"),
+            game.team_name(g.turn()),
+            g.pending().iter().map(|r| r.id()).collect::<Vec<_>>(),
+            clock(game.game_clock_ms(now)),
+        )?;
+        if let Some(n) = game.next_thrower() {
+            writeln!(
+                out,
+                "next thrower: {} ({})",
+                n.player.name,
+                game.team_name(n.team)
+            )?;
+        }
+        if let Some(n) = game.awaiting_call() {
+            writeln!(out, "throw #{n} waits for the referee's call")?;
+        }
+        let invalid = game
+            .items()
+            .iter()
+            .filter(|i| matches!(i.status, yutstation::referee::Status::Invalidated(_)))
+            .count();
+        writeln!(
+            out,
+            "throws {}, overrides {}, invalidated inputs {}, warnings {}, protests {}, timeouts left {}/{}",
+            game.throws().count(),
+            game.overrides().len(),
+            invalid,
+            game.warnings().len(),
+            game.protests().len(),
+            game.timeouts_left(0),
+            game.timeouts_left(1),
+        )?;
+    }
+    Ok(())
+}
+
+fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
+/// One line per entry, for people.
+fn describe(entry: &Entry) -> String {
+    match entry {
+        Entry::NewGame { setup, .. } => {
+            let roster = |i: usize| {
+                let t = &setup.teams[i];
+                let throwers: Vec<&str> = t.throwers.iter().map(|p| p.name.as_str()).collect();
+                format!(
+                    "{} [{} | placer {}]",
+                    t.name,
+                    throwers.join(", "),
+                    t.placer.name
+                )
+            };
+            format!("new game: {} vs {}", roster(0), roster(1))
+        }
+        Entry::Event(MatchEvent { action, .. }) => describe_action(action),
+    }
+}
+
+fn describe_action(action: &Action) -> String {
+    match action {
+        Action::Start => "start".into(),
+        Action::Throw { verdict } => {
+            let mut s = match verdict.result {
+                Some(r) => format!("throw: seen {} ({})", r.id(), r.korean()),
+                None => "throw: unclear".into(),
+            };
+            if let Some(c) = verdict.confidence {
+                s += &format!(", confidence {c:.2}");
+            }
+            if !verdict.evidence.is_empty() {
+                s += &format!(", {} evidence", verdict.evidence.len());
+            }
+            if verdict.flags.is_empty() && verdict.result.is_some() {
+                s += ", called automatically";
+            } else {
+                s += &format!(", for the referee [{}]", verdict.flags.join(", "));
+            }
+            s
+        }
+        Action::Call { throw, result } => {
+            format!(
+                "referee calls throw #{throw}: {} ({})",
+                result.id(),
+                result.korean()
+            )
+        }
+        Action::WrongPlayer { throw, wrong: true } => {
+            format!("referee: throw #{throw} by the wrong player (낙)")
+        }
+        Action::WrongPlayer {
+            throw,
+            wrong: false,
+        } => {
+            format!("referee: throw #{throw} was by the right player after all")
+        }
+        Action::Move(m) => format!("move {}: {} -> {}", m.result.id(), m.from, m.to),
+        Action::Undo => "undo the last move".into(),
+        Action::Substitute {
+            team,
+            requested_by,
+            swap,
+        } => format!(
+            "substitution for team {team} requested by {requested_by}: {} <-> {}",
+            swap[0], swap[1]
+        ),
+        Action::TimeoutStart { team } => format!("timeout for team {team}"),
+        Action::TimeoutEnd => "timeout ends".into(),
+        Action::Protest {
+            team,
+            by,
+            throw,
+            note,
+        } => format!(
+            "protest by {by} (team {team}){}{}",
+            throw
+                .map(|t| format!(" about throw #{t}"))
+                .unwrap_or_default(),
+            if note.is_empty() {
+                String::new()
+            } else {
+                format!(": {note}")
+            }
+        ),
+    }
+}
+
+fn input_text(input: &Input) -> String {
+    match input {
+        Input::Throw(t) => format!(
+            "throw #{} ({})",
+            t.number,
+            t.effective().map_or("not called", |r| r.id())
+        ),
+        Input::Move { mv, .. } => format!("move {} {} -> {}", mv.result.id(), mv.from, mv.to),
+    }
+}
+
+fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
+    let (journal, _) = open_existing(dir)?;
+    let games = &journal.station().games;
+    let state = game
+        .checked_sub(1)
+        .and_then(|i| games.get(i as usize))
+        .ok_or_else(|| {
+            InputError(format!(
+                "no game {game} in {} (it holds games 1..={})",
+                dir.display(),
+                games.len()
+            ))
+        })?;
+    let record = state.game_record();
+    println!("{}", record.to_json_pretty());
+    let invalid = state
+        .items()
+        .iter()
+        .filter(|i| matches!(i.status, yutstation::referee::Status::Invalidated(_)))
+        .filter(|i| matches!(i.input, Input::Move { .. }))
+        .count();
+    if invalid > 0 {
+        eprintln!("yutstation: {invalid} move(s) invalidated by corrections are not in the record");
+    }
+    Ok(())
+}
+
+fn bench(dir: &Path, events: u64) -> anyhow::Result<()> {
+    if dir.exists() {
+        return Err(InputError(format!(
+            "{} exists: the bench needs a new directory",
+            dir.display()
+        ))
+        .into());
+    }
+    let (mut journal, _) = Journal::open(dir)?;
+    let start = Instant::now();
+    for _ in 0..events {
+        let entry = synth::next_entry(journal.station(), 7);
+        journal.append(&entry)?;
+    }
+    let append_s = start.elapsed().as_secs_f64();
+    let games = journal.station().games.len();
+    let before = journal::digest(journal.station());
+    drop(journal);
+    let start = Instant::now();
+    let (journal, problems) = Journal::open(dir)?;
+    let restart_s = start.elapsed().as_secs_f64();
+    anyhow::ensure!(problems.is_empty(), "the reopened journal has problems");
+    anyhow::ensure!(
+        journal::digest(journal.station()) == before,
+        "the reopened journal folds to a different state"
+    );
+    println!(
+        "appended {events} events ({games} games) with fsync in {append_s:.2} s: {:.0} events/s ({:.2} ms each)",
+        events as f64 / append_s,
+        append_s * 1000.0 / events.max(1) as f64
+    );
+    println!(
+        "restart (open + fold of {events} events): {:.1} ms",
+        restart_s * 1000.0
+    );
+    Ok(())
+}
+
+fn append_bench(dir: &Path, events: u64, seed: u64) -> anyhow::Result<()> {
+    let (mut journal, problems) = Journal::open(dir)?;
+    anyhow::ensure!(problems.is_empty(), "journal has problems: {}", problems[0]);
+    let mut out = std::io::stdout().lock();
+    let mut n = 0;
+    while events == 0 || n < events {
+        let mut entry = synth::next_entry(journal.station(), seed);
+        // Each throw carries a small evidence blob, written (and fsynced) before the
+        // event that refers to it.
+        if let Entry::Event(MatchEvent {
+            at_ms,
+            action: Action::Throw { verdict },
+        }) = &mut entry
+        {
+            let frame = format!("synthetic frame at {at_ms} ms, seed {seed}");
+            verdict
+                .evidence
+                .push(journal.put_evidence(frame.as_bytes())?);
+        }
+        let id = journal.append(&entry)?;
+        // Printed only once the append is acknowledged (committed and fsynced).
+        writeln!(out, "{id} {}", journal::digest(journal.station()))?;
+        out.flush()?;
+        n += 1;
+    }
+    Ok(())
+}
