@@ -5,3 +5,4 @@
 //! files, serial, SQLite, HTTP). See `ARCHITECTURE.md` for the map.
 
 pub mod rules;
+pub mod sensor;

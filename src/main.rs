@@ -24,6 +24,9 @@ enum Command {
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
+    /// Throw-height sensor: live readings and link health for set-up.
+    #[command(subcommand)]
+    Sensor(cli::sensor::SensorCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Demo(args) => cli::demo::run(args),
         Command::Game(command) => cli::game::run(command),
+        Command::Sensor(command) => cli::sensor::run(command),
     };
     cli::finish(outcome)
 }

@@ -26,3 +26,4 @@ pub fn finish(outcome: anyhow::Result<()>) -> ExitCode {
         }
     }
 }
+pub mod sensor;

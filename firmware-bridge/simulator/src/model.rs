@@ -257,12 +257,21 @@ impl DeviceModel {
     pub fn receive(&mut self, t_ms: u64, bytes: &[u8], out: &mut Vec<u8>) {
         let mut replies: Vec<Body<'static>> = Vec::new();
         for &b in bytes {
-            let reply = match self.framer.push(b) {
-                Some(Frame::Line(line)) => match decode_line(line) {
+            let mut line = [0u8; MAX_LINE];
+            let frame = match self.framer.push(b) {
+                Some(Frame::Line(l)) => {
+                    line[..l.len()].copy_from_slice(l);
+                    Some(Ok(l.len()))
+                }
+                Some(Frame::Torn | Frame::Overflow) => Some(Err(())),
+                None => None,
+            };
+            let reply = match frame {
+                Some(Ok(n)) => match decode_line(&line[..n]) {
                     Ok(msg) => Some(self.command(msg)),
                     Err(_) => Some(Err((ErrorCode::BadLine, None))),
                 },
-                Some(Frame::Torn | Frame::Overflow) => Some(Err((ErrorCode::BadLine, None))),
+                Some(Err(())) => Some(Err((ErrorCode::BadLine, None))),
                 None => None,
             };
             match reply {
