@@ -285,7 +285,8 @@ impl Runner {
         }
     }
 
-    /// Run sample periods for `d`, talking if `talk`, answering the station always.
+    /// Run sample periods for `d`. A silent device (`talk == false`) is hung: it
+    /// says nothing and ignores the station's commands.
     fn tick_for(&mut self, d: Duration, talk: bool) {
         let until = Instant::now() + d;
         while !self.stopped() && Instant::now() < until {
@@ -293,7 +294,7 @@ impl Runner {
                 // Fell far behind (a loaded machine): skip ahead rather than burst.
                 self.next_tick = Instant::now();
             }
-            self.listen_until(self.next_tick);
+            self.listen_until(self.next_tick, talk);
             if talk {
                 let t = self.uptime_ms(self.next_tick);
                 self.device.tick(t, &mut self.out);
@@ -303,8 +304,8 @@ impl Runner {
         }
     }
 
-    /// Read the station's commands until `deadline`.
-    fn listen_until(&mut self, deadline: Instant) {
+    /// Read the station's commands until `deadline`; answer them if `answer`.
+    fn listen_until(&mut self, deadline: Instant, answer: bool) {
         let mut buf = [0u8; 256];
         loop {
             let now = Instant::now();
@@ -317,7 +318,7 @@ impl Runner {
             };
             let _ = pty.master.set_timeout(deadline - now);
             match pty.master.read(&mut buf) {
-                Ok(n) if n > 0 => {
+                Ok(n) if n > 0 && answer => {
                     let t = self.uptime_ms(Instant::now());
                     self.device.receive(t, &buf[..n], &mut self.out);
                     self.flush();
