@@ -10,7 +10,7 @@ use super::align::StationMs;
 use super::apex::{apex_in_window, check_height, HeightCheck, HeightRule, TimedHeight, Unmeasured};
 use super::receiver::{Event, Health, LinkState, Receiver};
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver as ChannelRx, Sender};

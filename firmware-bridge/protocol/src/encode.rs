@@ -10,7 +10,8 @@ pub enum EncodeError {
     /// The buffer (or [`MAX_LINE`]) is too small for the line.
     TooLong,
     /// A text field holds a character the line cannot carry (`$`, `,`, `*`, or
-    /// anything outside printable ASCII), or an error code is empty.
+    /// anything outside printable ASCII), or a required one (`HELLO`'s fields, an
+    /// error code) is empty.
     BadText,
 }
 
@@ -43,8 +44,9 @@ impl Write for Cursor<'_> {
     }
 }
 
+/// A required text field: non-empty, and only characters a field may carry.
 fn text(s: &str) -> Result<&str, EncodeError> {
-    if is_field_text(s) {
+    if !s.is_empty() && is_field_text(s) {
         Ok(s)
     } else {
         Err(EncodeError::BadText)
