@@ -278,3 +278,31 @@ fn monitor_command_shows_the_device_and_a_pass() {
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn apex_from_a_coarse_noisy_sensor() {
+    // A TF-Luna left in cm mode (10 mm steps) with 8 mm of noise: the worst case
+    // the height rule's tolerance has to absorb.
+    let sim = sim(
+        "wait 300\nthrow 1580\nwait 300\nthrow 1745 1050\nwait 400\n",
+        DeviceConfig {
+            noise_mm: 8.0,
+            resolution_mm: 10,
+            seed: 11,
+            ..DeviceConfig::default()
+        },
+        None,
+    );
+    let clock = StationClock::new();
+    let link = SensorLink::spawn(quick_config(sim.path()), clock);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| h.state == LinkState::Live);
+    let (throws, _) = run_script(&sim, Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(100));
+    let mut worst: f64 = 0.0;
+    for t in &throws {
+        let err = measured_error(&link, &clock, t);
+        worst = worst.max(err.abs());
+        assert!(err.abs() <= APEX_TOLERANCE_MM, "apex error {err:.1} mm from a coarse sensor");
+    }
+    println!("largest apex error (10 mm steps, 8 mm noise): {worst:.1} mm");
+}
