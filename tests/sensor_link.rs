@@ -65,7 +65,12 @@ fn run_script(sim: &SimHandle, limit: Duration) -> (Vec<Throw>, Vec<SimEvent>) {
     panic!("the simulator's script did not finish within {limit:?}");
 }
 
-fn wait_for(link: &SensorLink, what: &str, limit: Duration, ok: impl Fn(&yutstation::sensor::Health) -> bool) {
+fn wait_for(
+    link: &SensorLink,
+    what: &str,
+    limit: Duration,
+    ok: impl Fn(&yutstation::sensor::Health) -> bool,
+) {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if ok(&link.health()) {
@@ -73,7 +78,10 @@ fn wait_for(link: &SensorLink, what: &str, limit: Duration, ok: impl Fn(&yutstat
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("{what} did not happen within {limit:?}: {:?}", link.health());
+    panic!(
+        "{what} did not happen within {limit:?}: {:?}",
+        link.health()
+    );
 }
 
 /// The apex the station measures for a throw, and its error against the script.
@@ -100,9 +108,14 @@ fn handshake_apex_and_height_rule() {
     );
     let clock = StationClock::new();
     let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| h.state == LinkState::Live);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
+        h.state == LinkState::Live
+    });
     let dev = link.health().device.unwrap();
-    assert_eq!((dev.proto.as_str(), dev.firmware.as_str(), dev.rate_hz), ("yut-height/1", "yh-sim/0.1.0", 100));
+    assert_eq!(
+        (dev.proto.as_str(), dev.firmware.as_str(), dev.rate_hz),
+        ("yut-height/1", "yh-sim/0.1.0", 100)
+    );
 
     let (throws, _) = run_script(&sim, Duration::from_secs(20));
     assert_eq!(throws.len(), 3);
@@ -111,7 +124,11 @@ fn handshake_apex_and_height_rule() {
     for t in &throws {
         let err = measured_error(&link, &clock, t);
         worst = worst.max(err.abs());
-        assert!(err.abs() <= APEX_TOLERANCE_MM, "apex error {err:.1} mm for {}", t.apex_mm);
+        assert!(
+            err.abs() <= APEX_TOLERANCE_MM,
+            "apex error {err:.1} mm for {}",
+            t.apex_mm
+        );
     }
     println!("largest apex error (clean link): {worst:.1} mm");
 
@@ -120,13 +137,17 @@ fn handshake_apex_and_height_rule() {
     let window = |t: &Throw| (clock.at(t.start) - 150, clock.at(t.end) + 400);
     let (s, e) = window(&throws[0]);
     match link.check_throw(s, e, 150, rule) {
-        HeightCheck::Pass { margin_cm, .. } => assert!((margin_cm - 15.0).abs() <= 1.0, "{margin_cm}"),
+        HeightCheck::Pass { margin_cm, .. } => {
+            assert!((margin_cm - 15.0).abs() <= 1.0, "{margin_cm}")
+        }
         other => panic!("1650 mm against 150 cm: {other:?}"),
     }
     let (s, e) = window(&throws[1]);
     let low = link.check_throw(s, e, 150, rule);
     match low {
-        HeightCheck::Violation { margin_cm, .. } => assert!((margin_cm - 18.0).abs() <= 1.0, "{margin_cm}"),
+        HeightCheck::Violation { margin_cm, .. } => {
+            assert!((margin_cm - 18.0).abs() <= 1.0, "{margin_cm}")
+        }
         other => panic!("1320 mm against 150 cm: {other:?}"),
     }
     assert_eq!(low.proposal(), Some(ThrowResult::Nak));
@@ -137,7 +158,11 @@ fn handshake_apex_and_height_rule() {
         HeightCheck::Unmeasured(Unmeasured::NothingInBeam)
     );
     let h = link.health();
-    assert_eq!((h.checksum_errors, h.torn_lines, h.seq_gaps), (0, 0, 0), "{h:?}");
+    assert_eq!(
+        (h.checksum_errors, h.torn_lines, h.seq_gaps),
+        (0, 0, 0),
+        "{h:?}"
+    );
     assert!(h.last_heartbeat_ms.is_some());
 }
 
@@ -154,22 +179,33 @@ fn damaged_lines_are_counted_and_skipped() {
     );
     let clock = StationClock::new();
     let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| h.state == LinkState::Live);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
+        h.state == LinkState::Live
+    });
     let (throws, _) = run_script(&sim, Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(100));
     let h = link.health();
     println!("health after damage: {h:?}");
     assert_eq!(h.state, LinkState::Live, "damage must not drop the link");
-    assert!(h.checksum_errors >= 6, "corrupted lines fail their checksum: {h:?}");
+    assert!(
+        h.checksum_errors >= 6,
+        "corrupted lines fail their checksum: {h:?}"
+    );
     assert!(h.garbage_bytes >= 300, "garbage bytes counted: {h:?}");
-    assert!(h.seq_gaps >= 1 && h.lines_lost >= h.seq_gaps, "gaps counted: {h:?}");
+    assert!(
+        h.seq_gaps >= 1 && h.lines_lost >= h.seq_gaps,
+        "gaps counted: {h:?}"
+    );
     assert!(h.torn_lines + h.checksum_errors + h.malformed > 6, "{h:?}");
     assert!(h.lines_ok > 300);
     let mut worst: f64 = 0.0;
     for t in &throws {
         let err = measured_error(&link, &clock, t);
         worst = worst.max(err.abs());
-        assert!(err.abs() <= APEX_TOLERANCE_MM, "apex error {err:.1} mm on a noisy link");
+        assert!(
+            err.abs() <= APEX_TOLERANCE_MM,
+            "apex error {err:.1} mm on a noisy link"
+        );
     }
     println!("largest apex error (damaged link): {worst:.1} mm");
 }
@@ -186,7 +222,9 @@ fn recovers_after_the_device_disappears_and_returns() {
     );
     let clock = StationClock::new();
     let link = SensorLink::spawn(quick_config(&link_path), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| h.state == LinkState::Live);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
+        h.state == LinkState::Live
+    });
     // Watch the states the link goes through while the script runs.
     let watcher = {
         let deadline = Instant::now() + Duration::from_secs(25);
@@ -220,11 +258,17 @@ fn recovers_after_the_device_disappears_and_returns() {
     assert!(seen.contains(&LinkState::Disconnected), "{seen:?}");
     let h = link.health();
     assert_eq!(h.state, LinkState::Live, "{h:?}");
-    assert!(h.reconnects >= 2, "unplug and silence each reconnect: {h:?}");
+    assert!(
+        h.reconnects >= 2,
+        "unplug and silence each reconnect: {h:?}"
+    );
     // Throws after each recovery are measured; a window across an outage is not.
     for t in &throws {
         let err = measured_error(&link, &clock, t);
-        assert!(err.abs() <= APEX_TOLERANCE_MM, "apex error {err:.1} mm after a reconnect");
+        assert!(
+            err.abs() <= APEX_TOLERANCE_MM,
+            "apex error {err:.1} mm after a reconnect"
+        );
     }
     let early = clock.at(Instant::now()) - 20_000;
     assert_eq!(
@@ -244,7 +288,10 @@ fn the_station_runs_without_a_sensor() {
     let h = link.health();
     assert_eq!(h.state, LinkState::Disconnected);
     let err = h.last_error.unwrap();
-    assert!(err.contains("no sensor at /nonexistent/yut-height-sensor"), "{err}");
+    assert!(
+        err.contains("no sensor at /nonexistent/yut-height-sensor"),
+        "{err}"
+    );
     assert!(!err.contains('\n'));
     assert_eq!(
         link.check_throw(0, clock.now(), 140, HeightRule::default()),
@@ -252,12 +299,19 @@ fn the_station_runs_without_a_sensor() {
     );
     let started = Instant::now();
     link.stop();
-    assert!(started.elapsed() < Duration::from_secs(1), "stopping must not wait out the backoff");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "stopping must not wait out the backoff"
+    );
 }
 
 #[test]
 fn monitor_command_shows_the_device_and_a_pass() {
-    let sim = sim("wait 800\nthrow 1600\nwait 3000\n", DeviceConfig::default(), None);
+    let sim = sim(
+        "wait 800\nthrow 1600\nwait 3000\n",
+        DeviceConfig::default(),
+        None,
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_yutstation"))
         .args(["sensor", "monitor"])
         .arg(sim.path())
@@ -265,8 +319,15 @@ fn monitor_command_shows_the_device_and_a_pass() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("connected: yut-height/1 firmware yh-sim/0.1.0"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("connected: yut-height/1 firmware yh-sim/0.1.0"),
+        "{stdout}"
+    );
     assert!(stdout.contains("pass: apex 1"), "{stdout}");
     assert!(stdout.contains(" live "), "{stdout}");
 
@@ -295,14 +356,19 @@ fn apex_from_a_coarse_noisy_sensor() {
     );
     let clock = StationClock::new();
     let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| h.state == LinkState::Live);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
+        h.state == LinkState::Live
+    });
     let (throws, _) = run_script(&sim, Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(100));
     let mut worst: f64 = 0.0;
     for t in &throws {
         let err = measured_error(&link, &clock, t);
         worst = worst.max(err.abs());
-        assert!(err.abs() <= APEX_TOLERANCE_MM, "apex error {err:.1} mm from a coarse sensor");
+        assert!(
+            err.abs() <= APEX_TOLERANCE_MM,
+            "apex error {err:.1} mm from a coarse sensor"
+        );
     }
     println!("largest apex error (10 mm steps, 8 mm noise): {worst:.1} mm");
 }

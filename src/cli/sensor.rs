@@ -6,8 +6,10 @@ use crate::cli::InputError;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use yutstation::sensor::{apex_in_window, LinkConfig, LinkState, SensorLink, StationClock, StationMs};
 use yut_height_protocol::Key;
+use yutstation::sensor::{
+    apex_in_window, LinkConfig, LinkState, SensorLink, StationClock, StationMs,
+};
 
 #[derive(Subcommand)]
 pub enum SensorCommand {
@@ -38,13 +40,19 @@ pub fn run(command: SensorCommand) -> anyhow::Result<()> {
 }
 
 fn parse_setting(s: &str) -> Result<(Key, u32), InputError> {
-    let bad = || InputError(format!("--set {s:?}: expected KEY=VALUE with KEY one of rate, lens, ceil, minstr, apex, hb"));
+    let bad = || {
+        InputError(format!(
+            "--set {s:?}: expected KEY=VALUE with KEY one of rate, lens, ceil, minstr, apex, hb"
+        ))
+    };
     let (k, v) = s.split_once('=').ok_or_else(bad)?;
     let key = Key::from_token(k.trim()).ok_or_else(bad)?;
     let value: u32 = v.trim().parse().map_err(|_| bad())?;
     let (lo, hi) = key.range();
     if !(lo..=hi).contains(&value) {
-        return Err(InputError(format!("--set {s}: {k} must be within {lo}..={hi}")));
+        return Err(InputError(format!(
+            "--set {s}: {k} must be within {lo}..={hi}"
+        )));
     }
     Ok((key, value))
 }
@@ -66,7 +74,11 @@ fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
     let mut config = LinkConfig::new(&args.port);
     config.baud = args.baud;
     let link = SensorLink::spawn(config, clock);
-    println!("sensor monitor: {} at {} baud", args.port.display(), args.baud);
+    println!(
+        "sensor monitor: {} at {} baud",
+        args.port.display(),
+        args.baud
+    );
 
     let started = Instant::now();
     let mut settings_sent = false;
@@ -93,7 +105,11 @@ fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
                 (state, _) => println!(
                     "{}{}",
                     state.as_str(),
-                    health.last_error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+                    health
+                        .last_error
+                        .as_deref()
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default()
                 ),
             }
             last_state = Some(health.state);

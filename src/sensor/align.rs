@@ -125,7 +125,11 @@ mod tests {
         let mut a = ClockAlign::new();
         assert_eq!(a.unwrap(u32::MAX - 5), u32::MAX as u64 - 5);
         assert_eq!(a.unwrap(4), (1u64 << 32) + 4);
-        assert_eq!(a.unwrap(2), (1u64 << 32) + 2, "a small step back is not a wrap");
+        assert_eq!(
+            a.unwrap(2),
+            (1u64 << 32) + 2,
+            "a small step back is not a wrap"
+        );
     }
 
     #[test]

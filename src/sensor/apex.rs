@@ -132,10 +132,16 @@ pub enum Unmeasured {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HeightCheck {
     /// High enough; `margin_cm` above the required height (0.1 cm steps).
-    Pass { apex_mm: f64, margin_cm: f64 },
+    Pass {
+        apex_mm: f64,
+        margin_cm: f64,
+    },
     /// Too low: `margin_cm` below the required height (0.1 cm steps). Proposed to the
     /// referee as 낙.
-    Violation { apex_mm: f64, margin_cm: f64 },
+    Violation {
+        apex_mm: f64,
+        margin_cm: f64,
+    },
     Unmeasured(Unmeasured),
 }
 
@@ -176,7 +182,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn arc(apex: f64, t_apex: f64, period: i64, from: i64, to: i64, noise: impl Fn(i64) -> f64) -> Vec<TimedHeight> {
+    fn arc(
+        apex: f64,
+        t_apex: f64,
+        period: i64,
+        from: i64,
+        to: i64,
+        noise: impl Fn(i64) -> f64,
+    ) -> Vec<TimedHeight> {
         (from..to)
             .step_by(period as usize)
             .map(|t| {
@@ -207,12 +220,24 @@ mod tests {
     #[test]
     fn few_readings_give_the_highest_one() {
         let r = [
-            TimedHeight { station_ms: 10, height_mm: Some(1200) },
-            TimedHeight { station_ms: 20, height_mm: None },
-            TimedHeight { station_ms: 30, height_mm: Some(1300) },
+            TimedHeight {
+                station_ms: 10,
+                height_mm: Some(1200),
+            },
+            TimedHeight {
+                station_ms: 20,
+                height_mm: None,
+            },
+            TimedHeight {
+                station_ms: 30,
+                height_mm: Some(1300),
+            },
         ];
         let apex = apex_in_window(&r, 0, 100).unwrap();
-        assert_eq!((apex.height_mm, apex.station_ms, apex.fitted), (1300.0, 30, false));
+        assert_eq!(
+            (apex.height_mm, apex.station_ms, apex.fitted),
+            (1300.0, 30, false)
+        );
     }
 
     proptest! {
@@ -232,16 +257,32 @@ mod tests {
 
     #[test]
     fn height_rule_passes_fails_and_abstains() {
-        let at = |h: f64| Apex { height_mm: h, station_ms: 0, samples: 9, fitted: true };
+        let at = |h: f64| Apex {
+            height_mm: h,
+            station_ms: 0,
+            samples: 9,
+            fitted: true,
+        };
         let rule = HeightRule { tolerance_mm: 30 };
         assert_eq!(
             check_height(Some(&at(1523.0)), 140, rule),
-            HeightCheck::Pass { apex_mm: 1523.0, margin_cm: 12.3 }
+            HeightCheck::Pass {
+                apex_mm: 1523.0,
+                margin_cm: 12.3
+            }
         );
         // Within tolerance: the thrower gets the benefit of the doubt.
-        assert!(matches!(check_height(Some(&at(1375.0)), 140, rule), HeightCheck::Pass { margin_cm, .. } if margin_cm == -2.5));
+        assert!(
+            matches!(check_height(Some(&at(1375.0)), 140, rule), HeightCheck::Pass { margin_cm, .. } if margin_cm == -2.5)
+        );
         let v = check_height(Some(&at(1288.0)), 140, rule);
-        assert_eq!(v, HeightCheck::Violation { apex_mm: 1288.0, margin_cm: 11.2 });
+        assert_eq!(
+            v,
+            HeightCheck::Violation {
+                apex_mm: 1288.0,
+                margin_cm: 11.2
+            }
+        );
         assert_eq!(v.proposal(), Some(ThrowResult::Nak));
         let none = check_height(None, 140, rule);
         assert_eq!(none, HeightCheck::Unmeasured(Unmeasured::NothingInBeam));

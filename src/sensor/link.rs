@@ -63,7 +63,11 @@ pub struct Backoff {
 
 impl Backoff {
     pub fn new(min: Duration, max: Duration) -> Self {
-        Backoff { min, max, next: min }
+        Backoff {
+            min,
+            max,
+            next: min,
+        }
     }
 
     /// The wait before the next attempt; each call doubles the following one, up to
@@ -134,7 +138,11 @@ impl SensorLink {
     /// and shows as `disconnected` in [`SensorLink::health`].
     pub fn spawn(config: LinkConfig, clock: StationClock) -> SensorLink {
         let shared = Arc::new(Mutex::new(Shared::default()));
-        shared.lock().unwrap().outages.push_back((clock.now(), None));
+        shared
+            .lock()
+            .unwrap()
+            .outages
+            .push_back((clock.now(), None));
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let thread = {
@@ -189,7 +197,13 @@ impl SensorLink {
 
     /// Judge a throw's height: its window (camera's first motion to the sticks at
     /// rest, station times) against the thrower's registered height in cm.
-    pub fn check_throw(&self, start: StationMs, end: StationMs, required_cm: u16, rule: HeightRule) -> HeightCheck {
+    pub fn check_throw(
+        &self,
+        start: StationMs,
+        end: StationMs,
+        required_cm: u16,
+        rule: HeightRule,
+    ) -> HeightCheck {
         let shared = self.lock();
         let down = shared
             .outages
@@ -200,7 +214,11 @@ impl SensorLink {
         }
         let readings: Vec<_> = shared.readings.iter().copied().collect();
         drop(shared);
-        check_height(apex_in_window(&readings, start, end).as_ref(), required_cm, rule)
+        check_height(
+            apex_in_window(&readings, start, end).as_ref(),
+            required_cm,
+            rule,
+        )
     }
 
     /// Ask the device to change a setting; the answer shows in the health's last
@@ -285,7 +303,11 @@ impl Worker {
                 _ => {}
             }
         }
-        while shared.readings.front().is_some_and(|r| r.station_ms < horizon) {
+        while shared
+            .readings
+            .front()
+            .is_some_and(|r| r.station_ms < horizon)
+        {
             shared.readings.pop_front();
         }
         while shared.device_apexes.front().is_some_and(|a| a.0 < horizon) {

@@ -20,7 +20,9 @@ pub mod link;
 pub mod receiver;
 
 pub use align::StationMs;
-pub use apex::{apex_in_window, check_height, Apex, HeightCheck, HeightRule, TimedHeight, Unmeasured};
+pub use apex::{
+    apex_in_window, check_height, Apex, HeightCheck, HeightRule, TimedHeight, Unmeasured,
+};
 pub use link::{LinkConfig, SensorLink, StationClock};
 pub use receiver::{DeviceInfo, Event, Health, LinkState, Receiver};
 

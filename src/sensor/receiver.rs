@@ -83,9 +83,18 @@ pub enum Event {
     /// A reading, on the station's clock.
     Sample(TimedHeight),
     /// The firmware's own apex of a pass through the beam, on the station's clock.
-    DeviceApex { height_mm: u16, station_ms: StationMs },
-    Ack { key: yut_height_protocol::Key, value: u32 },
-    DeviceError { code: String, detail: String },
+    DeviceApex {
+        height_mm: u16,
+        station_ms: StationMs,
+    },
+    Ack {
+        key: yut_height_protocol::Key,
+        value: u32,
+    },
+    DeviceError {
+        code: String,
+        detail: String,
+    },
 }
 
 /// Decodes the device's byte stream.
@@ -185,7 +194,9 @@ impl Receiver {
         let to_station = |align: &ClockAlign, raw: u32| {
             // Times inside a body (apex) are close to the header's: unwrap relative to it.
             let delta = raw.wrapping_sub(msg.time_ms) as i32 as i64;
-            align.to_station((device_ms as i64 + delta).max(0) as u64).unwrap_or(now)
+            align
+                .to_station((device_ms as i64 + delta).max(0) as u64)
+                .unwrap_or(now)
         };
         match msg.body {
             OwnedBody::Hello(_) => unreachable!("handled above"),
@@ -202,7 +213,10 @@ impl Receiver {
                     height_mm,
                 }));
             }
-            OwnedBody::Apex { height_mm, t_apex_ms } => out.push(Event::DeviceApex {
+            OwnedBody::Apex {
+                height_mm,
+                t_apex_ms,
+            } => out.push(Event::DeviceApex {
                 height_mm,
                 station_ms: to_station(&self.align, t_apex_ms),
             }),
@@ -231,11 +245,24 @@ struct OwnedMessage {
 
 enum OwnedBody {
     Hello(DeviceInfo),
-    Heartbeat { sensor_faults: u32 },
-    Sample { height_mm: Option<u16> },
-    Apex { height_mm: u16, t_apex_ms: u32 },
-    Ack { key: yut_height_protocol::Key, value: u32 },
-    Error { code: String, detail: String },
+    Heartbeat {
+        sensor_faults: u32,
+    },
+    Sample {
+        height_mm: Option<u16>,
+    },
+    Apex {
+        height_mm: u16,
+        t_apex_ms: u32,
+    },
+    Ack {
+        key: yut_height_protocol::Key,
+        value: u32,
+    },
+    Error {
+        code: String,
+        detail: String,
+    },
     /// Valid, but nothing for the station (a command echoed back, say).
     Ignored,
 }
@@ -297,7 +324,14 @@ mod tests {
     }
 
     fn sample(seq: u16, t: u32, h: u16) -> Vec<u8> {
-        line(seq, t, Body::Sample { height_mm: Some(h), strength: 9 })
+        line(
+            seq,
+            t,
+            Body::Sample {
+                height_mm: Some(h),
+                strength: 9,
+            },
+        )
     }
 
     #[test]
@@ -315,7 +349,10 @@ mod tests {
         rx.feed(&stream, 1_000, &mut out);
         let h = &rx.health;
         assert_eq!(h.state, LinkState::Live);
-        assert_eq!((h.checksum_errors, h.torn_lines, h.garbage_bytes), (1, 1, 5));
+        assert_eq!(
+            (h.checksum_errors, h.torn_lines, h.garbage_bytes),
+            (1, 1, 5)
+        );
         assert_eq!((h.seq_gaps, h.lines_lost), (1, 4));
         let samples: Vec<_> = out
             .iter()
@@ -335,7 +372,12 @@ mod tests {
         rx.feed(&sample(1, 60, 1000), 5, &mut out);
         assert_eq!(rx.health.state, LinkState::Incompatible);
         assert!(matches!(out[..], [Event::Incompatible(_)]));
-        assert!(rx.health.last_error.as_deref().unwrap().contains("yut-height/2"));
+        assert!(rx
+            .health
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("yut-height/2"));
     }
 
     #[test]

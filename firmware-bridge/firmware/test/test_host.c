@@ -251,7 +251,7 @@ static void test_device(void) {
 
 static int emit_mode(void) {
     yh_dev_t d;
-    uint32_t t = 4294966000u; /* just before the 2^32 wrap, as after 49.7 days */
+    uint32_t t = 4294966900u; /* 0.4 s before the 2^32 wrap, as after 49.7 days */
     yh_dev_init(&d, 100, print_line, 0);
     d.next_hb = t + 1000;
     d.last_frame = t;

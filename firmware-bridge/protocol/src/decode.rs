@@ -38,7 +38,10 @@ impl fmt::Display for DecodeError {
             DecodeError::Garbled => f.write_str("line holds a non-printable byte or a stray '$'"),
             DecodeError::NoChecksum => f.write_str("line has no '*XX' checksum"),
             DecodeError::BadChecksum { expected, found } => {
-                write!(f, "checksum {found:02X} does not match the text ({expected:02X})")
+                write!(
+                    f,
+                    "checksum {found:02X} does not match the text ({expected:02X})"
+                )
             }
             DecodeError::NotOurs => f.write_str("not a YH line"),
             DecodeError::BadHeader => f.write_str("bad sequence number or time"),
@@ -169,7 +172,9 @@ pub fn decode_line(line: &[u8]) -> Result<Message<'_>, DecodeError> {
             key: key(f.next())?,
             value: num(f.next(), "value")?,
         },
-        "GET" => Body::Get { key: key(f.next())? },
+        "GET" => Body::Get {
+            key: key(f.next())?,
+        },
         "ACK" => Body::Ack {
             ref_seq: num(f.next(), "ref_seq")?,
             key: key(f.next())?,
@@ -291,9 +296,15 @@ mod tests {
             }
         );
         let (b, n) = with_crc("YH,1,2,H,70000,0");
-        assert_eq!(decode_line(&b[..n]), Err(DecodeError::BadField("height_mm")));
+        assert_eq!(
+            decode_line(&b[..n]),
+            Err(DecodeError::BadField("height_mm"))
+        );
         let (b, n) = with_crc("YH,1,2,H,-5,0");
-        assert_eq!(decode_line(&b[..n]), Err(DecodeError::BadField("height_mm")));
+        assert_eq!(
+            decode_line(&b[..n]),
+            Err(DecodeError::BadField("height_mm"))
+        );
         let (b, n) = with_crc("YH,99999,2,HB,1,1");
         assert_eq!(decode_line(&b[..n]), Err(DecodeError::BadHeader));
     }

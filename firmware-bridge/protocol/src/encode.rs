@@ -69,7 +69,10 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, EncodeError> {
 }
 
 /// The outer `Result` is "out of room", the inner one a bad field.
-fn write_body(w: &mut Cursor<'_>, msg: &Message<'_>) -> Result<Result<(), EncodeError>, fmt::Error> {
+fn write_body(
+    w: &mut Cursor<'_>,
+    msg: &Message<'_>,
+) -> Result<Result<(), EncodeError>, fmt::Error> {
     write!(w, "${TALKER},{},{},", msg.seq, msg.time_ms)?;
     match msg.body {
         Body::HelloRequest => w.write_str("HELLO")?,
@@ -109,8 +112,8 @@ fn write_body(w: &mut Cursor<'_>, msg: &Message<'_>) -> Result<Result<(), Encode
         } => {
             let token = code.token();
             let code_ok = !token.is_empty() && is_field_text(token);
-            let known_spelled_as_other =
-                matches!(code, ErrorCode::Other(_)) && !matches!(ErrorCode::from_token(token), ErrorCode::Other(_));
+            let known_spelled_as_other = matches!(code, ErrorCode::Other(_))
+                && !matches!(ErrorCode::from_token(token), ErrorCode::Other(_));
             if !code_ok || known_spelled_as_other || !is_field_text(detail) {
                 return Ok(Err(EncodeError::BadText));
             }

@@ -105,7 +105,10 @@ mod tests {
     use crate::{decode_line, encode, Body, Message};
 
     /// Feed bytes and collect what came out, as owned descriptions.
-    fn run(framer: &mut LineFramer, bytes: &[u8]) -> ([Option<Result<u16, &'static str>>; 16], usize) {
+    fn run(
+        framer: &mut LineFramer,
+        bytes: &[u8],
+    ) -> ([Option<Result<u16, &'static str>>; 16], usize) {
         let mut out = [None; 16];
         let mut n = 0;
         for &b in bytes {

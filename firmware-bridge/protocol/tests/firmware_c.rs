@@ -11,7 +11,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use yut_height_protocol::{decode_line, encode, Body, Frame, Key, LineFramer, Message, MAX_LINE, PROTOCOL};
+use yut_height_protocol::{
+    decode_line, encode, Body, Frame, Key, LineFramer, Message, MAX_LINE, PROTOCOL,
+};
 
 fn firmware_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../firmware")
@@ -57,12 +59,32 @@ fn host_unit_tests_pass_and_output_conforms() {
     let mut commands = Vec::new();
     for (seq, body) in [
         (40, Body::HelloRequest),
-        (41, Body::Set { key: Key::Lens, value: 55 }),
+        (
+            41,
+            Body::Set {
+                key: Key::Lens,
+                value: 55,
+            },
+        ),
         (42, Body::Get { key: Key::Lens }),
-        (43, Body::Set { key: Key::Apex, value: 7 }),
+        (
+            43,
+            Body::Set {
+                key: Key::Apex,
+                value: 7,
+            },
+        ),
     ] {
         let mut buf = [0u8; MAX_LINE];
-        let n = encode(&Message { seq, time_ms: 0, body }, &mut buf).unwrap();
+        let n = encode(
+            &Message {
+                seq,
+                time_ms: 0,
+                body,
+            },
+            &mut buf,
+        )
+        .unwrap();
         commands.extend_from_slice(&buf[..n]);
     }
     commands.extend_from_slice(b"$YH,44,0,SET,lens,1*00\r\n"); // bad checksum
@@ -97,7 +119,9 @@ fn host_unit_tests_pass_and_output_conforms() {
     for pair in msgs.windows(2) {
         assert_eq!(pair[1].seq, pair[0].seq.wrapping_add(1));
     }
-    assert!(msgs.iter().any(|m| m.time_ms > 4_000_000_000) && msgs.iter().any(|m| m.time_ms < 1_000));
+    assert!(
+        msgs.iter().any(|m| m.time_ms > 4_000_000_000) && msgs.iter().any(|m| m.time_ms < 1_000)
+    );
     match msgs[0].body {
         Body::Hello(h) => assert_eq!((h.proto, h.sensor), (PROTOCOL, "TF-Luna")),
         other => panic!("first line is not HELLO: {other:?}"),
@@ -125,12 +149,34 @@ fn host_unit_tests_pass_and_output_conforms() {
         .map(|m| m.body)
         .collect();
     assert_eq!(answers.len(), 4, "{answers:?}");
-    assert!(matches!(answers[0], Body::Ack { ref_seq: 41, key: Key::Lens, value: 55 }));
-    assert!(matches!(answers[1], Body::Ack { ref_seq: 42, key: Key::Lens, value: 55 }));
-    assert!(matches!(answers[2], Body::Error { ref_seq: Some(43), .. }));
+    assert!(matches!(
+        answers[0],
+        Body::Ack {
+            ref_seq: 41,
+            key: Key::Lens,
+            value: 55
+        }
+    ));
+    assert!(matches!(
+        answers[1],
+        Body::Ack {
+            ref_seq: 42,
+            key: Key::Lens,
+            value: 55
+        }
+    ));
+    assert!(matches!(
+        answers[2],
+        Body::Error {
+            ref_seq: Some(43),
+            ..
+        }
+    ));
     assert!(matches!(answers[3], Body::Error { ref_seq: None, .. }));
     assert_eq!(
-        msgs.iter().filter(|m| matches!(m.body, Body::Hello(_))).count(),
+        msgs.iter()
+            .filter(|m| matches!(m.body, Body::Hello(_)))
+            .count(),
         2,
         "boot hello and the answer to HELLO"
     );
@@ -154,7 +200,11 @@ fn avr_image_builds_and_fits_an_atmega328p() {
     assert!(hex.starts_with(':') && hex.trim_end().ends_with(":00000001FF"));
     // avr-size: text data bss. Flash 32 KiB less the 2 KiB bootloader; RAM 2 KiB,
     // of which at least 512 bytes must stay free for the stack.
-    let size = String::from_utf8_lossy(&out.stdout);
+    let size = Command::new("avr-size")
+        .arg(build.join("yut-height.elf"))
+        .output()
+        .unwrap();
+    let size = String::from_utf8_lossy(&size.stdout);
     let numbers: Vec<u32> = size
         .lines()
         .find(|l| l.contains("yut-height.elf"))
@@ -164,7 +214,11 @@ fn avr_image_builds_and_fits_an_atmega328p() {
         .map(|n| n.parse().unwrap())
         .collect();
     let (text, data, bss) = (numbers[0], numbers[1], numbers[2]);
-    println!("AVR image: flash {} B, static RAM {} B", text + data, data + bss);
+    println!(
+        "AVR image: flash {} B, static RAM {} B",
+        text + data,
+        data + bss
+    );
     assert!(text + data <= 30 * 1024);
     assert!(data + bss <= 2048 - 512);
 }

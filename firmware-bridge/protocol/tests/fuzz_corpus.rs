@@ -12,7 +12,11 @@ fn every_corpus_file_passes_the_fuzz_target() {
         .filter(|p| p.is_file())
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "the seed corpus looks empty: {}", dir.display());
+    assert!(
+        files.len() >= 10,
+        "the seed corpus looks empty: {}",
+        dir.display()
+    );
     let mut decoded = 0;
     for path in &files {
         let data = std::fs::read(path).unwrap();

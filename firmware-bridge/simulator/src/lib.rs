@@ -38,7 +38,10 @@ pub struct SimOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SimEvent {
     /// The device is plugged in and talking at `path` (the pty; see also `link`).
-    Plugged { path: PathBuf, at: Instant },
+    Plugged {
+        path: PathBuf,
+        at: Instant,
+    },
     /// A throw: its arc's apex in mm and when it began, peaked and ended.
     Throw {
         apex_mm: f64,
@@ -47,9 +50,13 @@ pub enum SimEvent {
         apex: Instant,
         end: Instant,
     },
-    Unplugged { at: Instant },
+    Unplugged {
+        at: Instant,
+    },
     /// The script has run to its end (once per pass).
-    ScriptDone { at: Instant },
+    ScriptDone {
+        at: Instant,
+    },
 }
 
 /// A running simulator. Dropping it stops the device and removes its symlink.
@@ -81,7 +88,9 @@ impl SimHandle {
     fn shutdown(&mut self) -> io::Result<()> {
         self.stop.store(true, Ordering::SeqCst);
         let result = match self.thread.take() {
-            Some(t) => t.join().unwrap_or_else(|_| Err(io::Error::other("simulator panicked"))),
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("simulator panicked"))),
             None => Ok(()),
         };
         if let Some(link) = &self.link {
@@ -107,7 +116,11 @@ struct Pty {
 
 fn plug(link: Option<&Path>) -> io::Result<Pty> {
     let (master, slave) = TTYPort::pair().map_err(io::Error::other)?;
-    let path = PathBuf::from(slave.name().ok_or_else(|| io::Error::other("pty without a name"))?);
+    let path = PathBuf::from(
+        slave
+            .name()
+            .ok_or_else(|| io::Error::other("pty without a name"))?,
+    );
     if let Some(link) = link {
         // Replace atomically, as udev does: a station retrying never sees a half state.
         let tmp = link.with_extension("new");
@@ -160,7 +173,12 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(options: SimOptions, pty: Pty, events: Sender<SimEvent>, stop: Shared<AtomicBool>) -> Self {
+    fn new(
+        options: SimOptions,
+        pty: Pty,
+        events: Sender<SimEvent>,
+        stop: Shared<AtomicBool>,
+    ) -> Self {
         let now = Instant::now();
         Runner {
             device: DeviceModel::new(options.device.clone()),
@@ -197,7 +215,9 @@ impl Runner {
                 }
                 self.step(step)?;
             }
-            let _ = self.events.send(SimEvent::ScriptDone { at: Instant::now() });
+            let _ = self
+                .events
+                .send(SimEvent::ScriptDone { at: Instant::now() });
             if !self.options.repeat {
                 break;
             }

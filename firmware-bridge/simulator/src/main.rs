@@ -12,7 +12,11 @@ use std::time::Duration;
 use yut_height_sim::{parse_script, spawn, DeviceConfig, SimEvent, SimOptions, Step};
 
 #[derive(Parser)]
-#[command(name = "yut-height-sim", version, about = "Simulated yut-height/1 sensor on a pseudo-terminal")]
+#[command(
+    name = "yut-height-sim",
+    version,
+    about = "Simulated yut-height/1 sensor on a pseudo-terminal"
+)]
 struct Args {
     /// Script file (see the crate docs: wait, throw, noise, drop, garbage, corrupt,
     /// silence, unplug). Without one: a throw every 3 s alternating 1650/1250 mm.

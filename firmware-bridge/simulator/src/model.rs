@@ -353,15 +353,44 @@ mod tests {
                 let msg = decode_line(l).unwrap();
                 // Only numeric bodies are collected, so nothing borrows the line.
                 match msg.body {
-                    Body::Sample { .. } | Body::Apex { .. } | Body::Heartbeat { .. } | Body::Ack { .. } => {
-                        out.push(match msg.body {
-                            Body::Sample { height_mm, strength } => Body::Sample { height_mm, strength },
-                            Body::Apex { height_mm, t_rise_ms, t_apex_ms } => Body::Apex { height_mm, t_rise_ms, t_apex_ms },
-                            Body::Heartbeat { samples, sensor_faults } => Body::Heartbeat { samples, sensor_faults },
-                            Body::Ack { ref_seq, key, value } => Body::Ack { ref_seq, key, value },
-                            _ => unreachable!(),
-                        })
-                    }
+                    Body::Sample { .. }
+                    | Body::Apex { .. }
+                    | Body::Heartbeat { .. }
+                    | Body::Ack { .. } => out.push(match msg.body {
+                        Body::Sample {
+                            height_mm,
+                            strength,
+                        } => Body::Sample {
+                            height_mm,
+                            strength,
+                        },
+                        Body::Apex {
+                            height_mm,
+                            t_rise_ms,
+                            t_apex_ms,
+                        } => Body::Apex {
+                            height_mm,
+                            t_rise_ms,
+                            t_apex_ms,
+                        },
+                        Body::Heartbeat {
+                            samples,
+                            sensor_faults,
+                        } => Body::Heartbeat {
+                            samples,
+                            sensor_faults,
+                        },
+                        Body::Ack {
+                            ref_seq,
+                            key,
+                            value,
+                        } => Body::Ack {
+                            ref_seq,
+                            key,
+                            value,
+                        },
+                        _ => unreachable!(),
+                    }),
                     _ => {}
                 }
             }
@@ -402,12 +431,32 @@ mod tests {
         let mut dev = DeviceModel::new(DeviceConfig::default());
         let mut cmd = Vec::new();
         for (seq, body) in [
-            (5, Body::Set { key: Key::Rate, value: 50 }),
-            (6, Body::Set { key: Key::Rate, value: 999 }),
+            (
+                5,
+                Body::Set {
+                    key: Key::Rate,
+                    value: 50,
+                },
+            ),
+            (
+                6,
+                Body::Set {
+                    key: Key::Rate,
+                    value: 999,
+                },
+            ),
             (7, Body::Get { key: Key::Rate }),
         ] {
             let mut buf = [0u8; MAX_LINE];
-            let n = encode(&Message { seq, time_ms: 0, body }, &mut buf).unwrap();
+            let n = encode(
+                &Message {
+                    seq,
+                    time_ms: 0,
+                    body,
+                },
+                &mut buf,
+            )
+            .unwrap();
             cmd.extend_from_slice(&buf[..n]);
         }
         let mut out = Vec::new();

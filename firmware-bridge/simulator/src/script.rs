@@ -44,7 +44,9 @@ pub fn parse_script(text: &str) -> Result<Vec<Step>, String> {
         let at = |msg: &str| format!("script line {}: {msg}: {raw:?}", i + 1);
         let num = |k: usize, what: &str| -> Result<f64, String> {
             let word = args.get(k).ok_or_else(|| at(&format!("missing {what}")))?;
-            let value: f64 = word.parse().map_err(|_| at(&format!("{what} is not a number")))?;
+            let value: f64 = word
+                .parse()
+                .map_err(|_| at(&format!("{what} is not a number")))?;
             if value.is_finite() && value >= 0.0 {
                 Ok(value)
             } else {
