@@ -315,7 +315,7 @@ fn monitor_command_shows_the_device_and_a_pass() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_yutstation"))
         .args(["sensor", "monitor"])
         .arg(sim.path())
-        .args(["--for", "2.5", "--set", "lens=40"])
+        .args(["--for", "3.5", "--set", "lens=40"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
