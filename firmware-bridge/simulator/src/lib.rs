@@ -264,6 +264,7 @@ impl Runner {
                 self.flush();
             }
             Step::Corrupt(n) => self.device.corrupt_lines(n),
+            Step::Tear(n) => self.device.tear_lines(n),
             Step::Noise(mm) => self.device.set_noise(mm),
             Step::Drop(p) => self.device.set_drop(p),
             Step::Silence(d) => self.tick_for(d, false),

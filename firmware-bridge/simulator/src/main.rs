@@ -19,7 +19,7 @@ use yut_height_sim::{parse_script, spawn, DeviceConfig, SimEvent, SimOptions, St
 )]
 struct Args {
     /// Script file (see the crate docs: wait, throw, noise, drop, garbage, corrupt,
-    /// silence, unplug). Without one: a throw every 3 s alternating 1650/1250 mm.
+    /// tear, silence, unplug). Without one: a throw every 3 s alternating 1650/1250 mm.
     #[arg(long)]
     script: Option<PathBuf>,
     /// Keep a symlink here pointing at the current pty (stable across unplugs).

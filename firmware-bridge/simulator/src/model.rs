@@ -91,6 +91,7 @@ pub struct DeviceModel {
     /// Highest reading of the current pass, for the on-device apex event.
     pass: Option<(u16, u64, u64)>,
     corrupt_next: usize,
+    tear_next: usize,
     framer: LineFramer,
     lens_mm: u32,
     ceiling_mm: u32,
@@ -108,6 +109,7 @@ impl DeviceModel {
             arc: None,
             pass: None,
             corrupt_next: 0,
+            tear_next: 0,
             framer: LineFramer::new(),
             lens_mm: 40,
             ceiling_mm: 0,
@@ -131,6 +133,12 @@ impl DeviceModel {
     /// Damage one byte in each of the next `lines` lines (the checksum will catch it).
     pub fn corrupt_lines(&mut self, lines: usize) {
         self.corrupt_next += lines;
+    }
+
+    /// Cut each of the next `lines` lines short (a plug pulled mid-line, a reset):
+    /// the station sees them torn by the following line's `$`.
+    pub fn tear_lines(&mut self, lines: usize) {
+        self.tear_next += lines;
     }
 
     /// Start a throw at device time `t_ms`; returns its arc.
@@ -162,8 +170,13 @@ impl DeviceModel {
         self.seq = self.seq.wrapping_add(1);
         let mut buf = [0u8; MAX_LINE];
         let n = encode(&msg, &mut buf).expect("simulator lines fit");
+        let mut n = n;
+        if self.tear_next > 0 {
+            self.tear_next -= 1;
+            n = self.rng.gen_range(2..n - 3);
+        }
         let line = &mut buf[..n];
-        if self.corrupt_next > 0 {
+        if self.corrupt_next > 0 && n > 8 {
             self.corrupt_next -= 1;
             // Flip a bit in a digit or letter between '$' and '*'.
             let i = self.rng.gen_range(1..n - 5);

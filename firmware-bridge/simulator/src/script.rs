@@ -8,6 +8,7 @@
 //! drop 0.01           # lose each byte with this probability
 //! garbage 64          # 64 bytes of line noise
 //! corrupt 3           # damage one byte in each of the next 3 lines
+//! tear 2              # cut the next 2 lines short (no line end)
 //! silence 4000        # stay plugged in but say nothing for 4 s
 //! unplug 1500         # vanish for 1.5 s, then come back (rebooted)
 //! ```
@@ -23,6 +24,7 @@ pub enum Step {
     Drop(f64),
     Garbage(usize),
     Corrupt(usize),
+    Tear(usize),
     Silence(Duration),
     Unplug(Duration),
 }
@@ -110,9 +112,13 @@ pub fn parse_script(text: &str) -> Result<Vec<Step>, String> {
                 expect_args(1)?;
                 Step::Corrupt(num(0, "line count")? as usize)
             }
+            "tear" => {
+                expect_args(1)?;
+                Step::Tear(num(0, "line count")? as usize)
+            }
             other => {
                 return Err(at(&format!(
-                    "unknown step {other:?} (wait, throw, noise, drop, garbage, corrupt, silence, unplug)"
+                    "unknown step {other:?} (wait, throw, noise, drop, garbage, corrupt, tear, silence, unplug)"
                 )))
             }
         };
