@@ -94,6 +94,7 @@ fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
             break;
         }
         std::thread::sleep(remaining.map_or(tick, |r| r.min(tick)));
+        let elapsed = started.elapsed();
         let now = clock.now();
         let health = link.health();
         if last_state != Some(health.state) {

@@ -149,6 +149,18 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_script_parses() {
+        let steps = parse_script(include_str!("../scripts/setup-check.txt")).unwrap();
+        assert!(
+            steps
+                .iter()
+                .filter(|s| matches!(s, Step::Throw { .. }))
+                .count()
+                >= 4
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let err = parse_script("wait 1\nthrow high\n").unwrap_err();
         assert!(err.starts_with("script line 2:"), "{err}");
