@@ -126,6 +126,7 @@ int yh_parse_command(const char *line, uint8_t len, yh_cmd_t *out) {
     if (hi < 0 || lo < 0) return YH_PARSE_BADLINE;
     for (uint8_t i = 1; i < len; i++) {
         if (line[i] < 0x20 || line[i] > 0x7e || line[i] == '$') return YH_PARSE_BADLINE;
+        if (line[i] == '*' && i != len - 3) return YH_PARSE_BADLINE;
     }
     uint8_t end = (uint8_t)(len - 3);
     if (yh_crc8((const uint8_t *)line + 1, (uint8_t)(end - 1)) != (uint8_t)(hi << 4 | lo)) {

@@ -12,7 +12,7 @@ pub enum DecodeError {
     NoStart,
     /// Longer than [`MAX_LINE`].
     TooLong,
-    /// A byte outside printable ASCII, or a second `$`.
+    /// A byte outside printable ASCII, a second `$`, or a `*` before the checksum.
     Garbled,
     /// No `*XX` checksum at the end.
     NoChecksum,
@@ -100,6 +100,11 @@ pub fn decode_line(line: &[u8]) -> Result<Message<'_>, DecodeError> {
     }
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    // The limit counts the "\r\n" a sender must add, even if this copy lacks it
+    // (found by fuzzing: a 96-byte line without its end could not be re-sent).
+    if line.len() + 2 > MAX_LINE {
+        return Err(DecodeError::TooLong);
+    }
     if line.first() != Some(&b'$') {
         return Err(DecodeError::NoStart);
     }
@@ -116,6 +121,11 @@ pub fn decode_line(line: &[u8]) -> Result<Message<'_>, DecodeError> {
     let (Some(hi), Some(lo)) = (hex_digit(line[n - 2]), hex_digit(line[n - 1])) else {
         return Err(DecodeError::NoChecksum);
     };
+    // '*' only introduces the checksum: one inside a field would let text through
+    // that no sender can write (found by fuzzing).
+    if line[1..n - 3].contains(&b'*') {
+        return Err(DecodeError::Garbled);
+    }
     let found = hi << 4 | lo;
     let payload = &line[1..n - 3];
     let expected = crc8(payload);
