@@ -7,3 +7,4 @@
 pub mod journal;
 pub mod referee;
 pub mod rules;
+pub mod sensor;

@@ -30,6 +30,9 @@ enum Command {
     /// The match journal: show its events, export a game record, measure it.
     #[command(subcommand)]
     Journal(cli::journal::JournalCommand),
+    /// Throw-height sensor: live readings and link health for set-up.
+    #[command(subcommand)]
+    Sensor(cli::sensor::SensorCommand),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Game(command) => cli::game::run(command),
         Command::Gostop(command) => cli::gostop::run(command),
         Command::Journal(command) => cli::journal::run(command),
+        Command::Sensor(command) => cli::sensor::run(command),
     };
     cli::finish(outcome)
 }

@@ -28,3 +28,4 @@ pub fn finish(outcome: anyhow::Result<()>) -> ExitCode {
         }
     }
 }
+pub mod sensor;
