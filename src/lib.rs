@@ -5,3 +5,5 @@
 //! files, serial, SQLite, HTTP). See `ARCHITECTURE.md` for the map.
 
 pub mod rules;
+pub mod sim;
+pub mod vision;

@@ -24,6 +24,9 @@ enum Command {
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
+    /// Vision: calibrate, teach, detect, watch, eval, train, simulate.
+    #[command(flatten)]
+    Vision(cli::vision::VisionCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Demo(args) => cli::demo::run(args),
         Command::Game(command) => cli::game::run(command),
+        Command::Vision(command) => cli::vision::run(command),
     };
     cli::finish(outcome)
 }

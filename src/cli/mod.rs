@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod game;
+pub mod vision;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,160 @@
+//! The vision against the synthetic world, on fixed seeds and small images:
+//! calibration and its refusals, teaching, each hard case, the settle tracker.
+//! Heavy measurement lives in `yutstation eval`, not here.
+
+use opencv::core::{Mat, Rect, Size, BORDER_DEFAULT};
+use opencv::imgproc;
+use opencv::prelude::*;
+use yutstation::sim::{self, HardCase, Look, Scene, HELD_OUT_LOOK_BASE};
+use yutstation::vision::calibrate::{calibrate, CalibrateError, MatSpec};
+use yutstation::vision::classify::Classifier;
+use yutstation::vision::settle::{self, Event, Tracker};
+use yutstation::vision::{self, Detector};
+
+const W: u32 = 640;
+const H: u32 = 400;
+
+fn model() -> Classifier {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
+    Classifier::load(path).expect("the default model ships in models/")
+}
+
+fn empty_of(look: &Look) -> Mat {
+    let scene = Scene {
+        sticks: vec![],
+        hand: None,
+        noise_seed: 1,
+    };
+    sim::render(look, &scene).to_bgr_mat().unwrap()
+}
+
+fn spec(look: &Look) -> MatSpec {
+    look.mat_arg().parse().unwrap()
+}
+
+/// Held-out looks used by these tests: one square, one circle.
+fn looks() -> Vec<Look> {
+    let mut square = None;
+    let mut circle = None;
+    for i in 0..40 {
+        let l = Look::random(HELD_OUT_LOOK_BASE + 500 + i, W, H);
+        match l.mat_shape {
+            sim::MatShape::Square if square.is_none() => square = Some(l),
+            sim::MatShape::Circle if circle.is_none() => circle = Some(l),
+            _ => {}
+        }
+    }
+    vec![square.unwrap(), circle.unwrap()]
+}
+
+#[test]
+fn calibration_maps_the_mat_to_centimetres() {
+    for look in looks() {
+        let cal = calibrate(&empty_of(&look), spec(&look)).unwrap();
+        let half = look.mat_size_cm / 2.0;
+        for p in [[0.0, 0.0], [half * 0.6, 0.0], [0.0, -half * 0.6], [half * 0.4, half * 0.4]] {
+            let px = look.camera.project([p[0], p[1], 0.0]).unwrap();
+            let cm = cal.map.to_cm(px);
+            let err = (cm[0] - p[0]).hypot(cm[1] - p[1]);
+            // Circles are mapped affinely (no corners to fix perspective).
+            let tol = look.mat_size_cm * 0.04;
+            assert!(err < tol, "{:?}: {p:?} read as {cm:?} ({err:.1} cm off)", look.mat_shape);
+        }
+    }
+}
+
+#[test]
+fn calibration_refuses_what_it_cannot_use() {
+    let look = &looks()[0];
+    let img = empty_of(look);
+    let small: MatSpec = "square:140".parse().unwrap();
+    assert!(matches!(calibrate(&img, small), Err(CalibrateError::MatTooSmall(_))));
+    let mut dark = Mat::default();
+    img.convert_to(&mut dark, -1, 0.08, 0.0).unwrap();
+    assert!(matches!(calibrate(&dark, spec(look)), Err(CalibrateError::TooDark(_))));
+    let crop = Mat::roi(&img, Rect::new(0, 0, (W / 2) as i32, H as i32)).unwrap().try_clone().unwrap();
+    assert!(matches!(calibrate(&crop, spec(look)), Err(CalibrateError::NotInView(_))));
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur(&img, &mut blurred, Size::new(0, 0), 7.0, 0.0, BORDER_DEFAULT).unwrap();
+    let r = calibrate(&blurred, spec(look));
+    assert!(matches!(r, Err(CalibrateError::Blurred(_))), "{r:?}");
+}
+
+fn station(look: &Look) -> Detector {
+    let empty = empty_of(look);
+    let cal = calibrate(&empty, spec(look)).unwrap();
+    let teach = |w: &str| sim::render(look, &sim::teach_scene(look, w)).to_bgr_mat().unwrap();
+    let taught = vision::teach(&cal, &empty, &teach("front"), &teach("back"), &teach("marked")).unwrap();
+    Detector::new(cal, taught, empty, model()).unwrap()
+}
+
+#[test]
+fn teaching_learns_the_stick_size_and_the_mark() {
+    for look in looks() {
+        let d = station(&look);
+        let t = &d.taught;
+        let s = &look.sticks;
+        assert!((t.length_cm / s.length - 1.0).abs() < 0.15, "length {} vs {}", t.length_cm, s.length);
+        assert!((t.width_cm / s.width - 1.0).abs() < 0.3, "width {} vs {}", t.width_cm, s.width);
+        assert!(t.mark_margin > 0.0);
+    }
+}
+
+#[test]
+fn teaching_refuses_a_picture_without_four_sticks() {
+    let look = &looks()[0];
+    let empty = empty_of(look);
+    let cal = calibrate(&empty, spec(look)).unwrap();
+    let teach = |w: &str| sim::render(look, &sim::teach_scene(look, w)).to_bgr_mat().unwrap();
+    let r = vision::teach(&cal, &empty, &empty, &teach("back"), &teach("marked"));
+    assert!(matches!(r, Err(vision::TeachError::StickCount("front", 0))), "{r:?}");
+}
+
+#[test]
+fn each_hard_case_is_called_right_or_referred() {
+    let look = &looks()[0];
+    let d = station(look);
+    for case in HardCase::ALL {
+        for seed in 0..2u64 {
+            let (scene, truth) = sim::throw_scene(look, seed * 31 + 5, Some(case));
+            let img = sim::render(look, &scene).to_bgr_mat().unwrap();
+            let v = d.detect(&img).unwrap();
+            if truth.ambiguous {
+                assert_eq!(v.result, None, "{case:?} seed {seed}: must be referred, got {v:?}");
+            } else if let Some(r) = v.result {
+                assert_eq!(r, truth.result, "{case:?} seed {seed}: silent error");
+            }
+            if case == HardCase::None || case == HardCase::OffMat {
+                assert_eq!(v.result, Some(truth.result), "{case:?} seed {seed}: {v:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn tracker_calls_each_throw_once_and_never_while_moving() {
+    let look = Look::random(HELD_OUT_LOOK_BASE + 77, 320, 200);
+    let empty_small = settle::small_grey(&empty_of(&look)).unwrap();
+    for (still, expect_calls, expect_warnings) in [(10usize, 2usize, 0usize), (1, 0, 2)] {
+        let seq = sim::throw_sequence(&look, 9, 2, 30, still);
+        let mut tr = Tracker::new(settle::Config::default());
+        let mut prev: Option<Mat> = None;
+        let (mut calls, mut warnings) = (0, 0);
+        for f in &seq.frames {
+            let img = sim::render(&look, &f.scene).to_bgr_mat().unwrap();
+            let small = settle::small_grey(&img).unwrap();
+            let stats = settle::frame_stats(f.t_ms, &small, prev.as_ref(), &empty_small).unwrap();
+            prev = Some(small);
+            match tr.update(stats) {
+                Some(Event::Judge { first_still_ms }) => {
+                    calls += 1;
+                    assert!(matches!(f.phase, sim::FramePhase::Still { .. }), "judged while moving at {} ms", f.t_ms);
+                    assert!(f.t_ms - first_still_ms <= 70, "slow call");
+                }
+                Some(Event::PickedUpBeforeCall) => warnings += 1,
+                _ => {}
+            }
+        }
+        assert_eq!((calls, warnings), (expect_calls, expect_warnings), "still frames {still}");
+    }
+}
