@@ -127,10 +127,11 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     let mut lab = Mat::default();
     imgproc::cvt_color_def(&blurred, &mut lab, imgproc::COLOR_BGR2Lab)?;
     let (sw, sh) = (lab.cols() as usize, lab.rows() as usize);
+    // Lightness counts half: light falls off across a hall, colours stay.
     let px: Vec<[f64; 3]> = lab
         .data_bytes()?
         .chunks_exact(3)
-        .map(|c| [c[0] as f64, c[1] as f64, c[2] as f64])
+        .map(|c| [c[0] as f64 * 0.5, c[1] as f64, c[2] as f64])
         .collect();
     // Two-means: mat (seeded from the centre) against floor (seeded from the border).
     let mut mat_ref = [0.0; 3];
@@ -156,20 +157,17 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     mat_ref = mat_ref.map(|v| v / nm);
     floor_ref = floor_ref.map(|v| v / nf);
     let d2 = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>();
-    if d2(mat_ref, floor_ref).sqrt() < 8.0 {
+    if d2(mat_ref, floor_ref).sqrt() < 6.0 {
         return Err(CalibrateError::NoMat);
     }
-    let mut mask = vec![0u8; sw * sh];
     for _ in 0..3 {
         let (mut sm, mut sf) = ([0.0; 3], [0.0; 3]);
         let (mut cm, mut cf) = (0.0, 0.0);
-        for (i, p) in px.iter().enumerate() {
+        for p in &px {
             if d2(*p, mat_ref) < d2(*p, floor_ref) {
-                mask[i] = 255;
                 (0..3).for_each(|k| sm[k] += p[k]);
                 cm += 1.0;
             } else {
-                mask[i] = 0;
                 (0..3).for_each(|k| sf[k] += p[k]);
                 cf += 1.0;
             }
@@ -180,43 +178,50 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         mat_ref = sm.map(|v| v / cm);
         floor_ref = sf.map(|v| v / cf);
     }
-    let mask = Mat::from_slice(&mask)?.reshape(1, sh as i32)?.try_clone()?;
-    let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(5, 5))?;
-    let mut m2 = Mat::default();
-    imgproc::morphology_ex_def(&mask, &mut m2, imgproc::MORPH_OPEN, &kernel)?;
-    let mut m3 = Mat::default();
-    imgproc::morphology_ex_def(&m2, &mut m3, imgproc::MORPH_CLOSE, &kernel)?;
-    let mut contours = Vector::<Vector<Point>>::new();
-    imgproc::find_contours_def(&m3, &mut contours, imgproc::RETR_EXTERNAL, imgproc::CHAIN_APPROX_NONE)?;
-    // The contour holding the image centre, else the biggest.
-    let centre = opencv::core::Point2f::new(sw as f32 / 2.0, sh as f32 / 2.0);
-    let mut best: Option<(f64, Vector<Point>)> = None;
-    for c in contours.iter() {
-        let area = imgproc::contour_area_def(&c)?;
-        let holds = imgproc::point_polygon_test(&c, centre, false)? >= 0.0;
-        let score = area * if holds { 10.0 } else { 1.0 };
-        if best.as_ref().is_none_or(|b| score > b.0) {
-            best = Some((score, c));
+    // From lenient to strict: the first split whose centre blob stays clear of
+    // the image border is the mat. A mat truly cut off touches at every level.
+    let mut touching = None;
+    let mut found = None;
+    for ratio in [1.0, 0.75, 0.55, 0.4, 0.28] {
+        let mask: Vec<u8> = px
+            .iter()
+            .map(|p| if d2(*p, mat_ref) < ratio * ratio * d2(*p, floor_ref) { 255 } else { 0 })
+            .collect();
+        let contour = match centre_blob(&mask, sw, sh)? {
+            Some(c) => c,
+            None => continue,
+        };
+        let area = imgproc::contour_area_def(&contour)?;
+        if area < 0.05 * (sw * sh) as f64 {
+            break;
+        }
+        let r = imgproc::bounding_rect(&contour)?;
+        let edge = if r.x <= 1 {
+            Some("left")
+        } else if r.y <= 1 {
+            Some("top")
+        } else if r.x + r.width >= sw as i32 - 1 {
+            Some("right")
+        } else if r.y + r.height >= sh as i32 - 1 {
+            Some("bottom")
+        } else {
+            None
+        };
+        match edge {
+            Some(e) => {
+                touching.get_or_insert(e);
+            }
+            None => {
+                found = Some(contour);
+                break;
+            }
         }
     }
-    let (_, contour) = best.ok_or(CalibrateError::NoMat)?;
-    let area = imgproc::contour_area_def(&contour)?;
-    if area < 0.05 * (sw * sh) as f64 {
-        return Err(CalibrateError::NoMat);
-    }
-    let r = imgproc::bounding_rect(&contour)?;
-    if r.x <= 1 {
-        return Err(CalibrateError::NotInView("left"));
-    }
-    if r.y <= 1 {
-        return Err(CalibrateError::NotInView("top"));
-    }
-    if r.x + r.width >= sw as i32 - 1 {
-        return Err(CalibrateError::NotInView("right"));
-    }
-    if r.y + r.height >= sh as i32 - 1 {
-        return Err(CalibrateError::NotInView("bottom"));
-    }
+    let contour = match (found, touching) {
+        (Some(c), _) => c,
+        (None, Some(e)) => return Err(CalibrateError::NotInView(e)),
+        (None, None) => return Err(CalibrateError::NoMat),
+    };
     let pts: Vec<[f64; 2]> = contour
         .iter()
         .map(|p| [(p.x as f64 + 0.5) / scale - 0.5, (p.y as f64 + 0.5) / scale - 0.5])
@@ -237,6 +242,29 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         map,
         outline_px: outline,
     })
+}
+
+/// The outline of the blob holding the image centre (else the biggest).
+fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>>, CalibrateError> {
+    let mask = Mat::from_slice(mask)?.reshape(1, sh as i32)?.try_clone()?;
+    let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(5, 5))?;
+    let mut m2 = Mat::default();
+    imgproc::morphology_ex_def(&mask, &mut m2, imgproc::MORPH_OPEN, &kernel)?;
+    let mut m3 = Mat::default();
+    imgproc::morphology_ex_def(&m2, &mut m3, imgproc::MORPH_CLOSE, &kernel)?;
+    let mut contours = Vector::<Vector<Point>>::new();
+    imgproc::find_contours_def(&m3, &mut contours, imgproc::RETR_EXTERNAL, imgproc::CHAIN_APPROX_NONE)?;
+    let centre = opencv::core::Point2f::new(sw as f32 / 2.0, sh as f32 / 2.0);
+    let mut best: Option<(f64, Vector<Point>)> = None;
+    for c in contours.iter() {
+        let area = imgproc::contour_area_def(&c)?;
+        let holds = imgproc::point_polygon_test(&c, centre, false)? >= 0.0;
+        let score = area * if holds { 10.0 } else { 1.0 };
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, c));
+        }
+    }
+    Ok(best.map(|b| b.1))
 }
 
 /// The median width (px, as a Gaussian σ) of the grey step across the outline.
@@ -463,7 +491,12 @@ fn fit_circle(
         }
         Ok((e, res / u.len() as f64))
     };
-    let k = best_k(|k| ellipse(Lens { k, ..lens0 }).map(|e| e.1).unwrap_or(f64::MAX));
+    // Radial distortion about the image centre keeps a centred circle round, so
+    // the outline only shows the lens when the mat is off-centre: take a lens
+    // term only when it clearly helps.
+    let cost = |k: f64| ellipse(Lens { k, ..lens0 }).map(|e| e.1).unwrap_or(f64::MAX);
+    let k_best = best_k(cost);
+    let k = if cost(k_best) < 0.5 * cost(0.0) { k_best } else { 0.0 };
     let lens = Lens { k, ..lens0 };
     let (e, res) = ellipse(lens)?;
     if res.sqrt() > 0.03 {

@@ -55,7 +55,15 @@ fn warp(src: &Mat, m: &Mat, interp: i32) -> opencv::Result<Mat> {
 
 /// Resample a stick into the canonical patch. `nominal` is the taught (length,
 /// width) in pixels at this place.
-pub fn patch(frame: &Mat, empty: &Mat, mask: &Mat, s: &Found, nominal: (f64, f64)) -> opencv::Result<Patch> {
+/// `mask_scale` is the mask's size relative to the frame.
+pub fn patch(
+    frame: &Mat,
+    empty: &Mat,
+    mask: &Mat,
+    mask_scale: f64,
+    s: &Found,
+    nominal: (f64, f64),
+) -> opencv::Result<Patch> {
     let sx = SPAN_L * nominal.0 / PL as f64;
     let sy = SPAN_W * nominal.1 / PW as f64;
     let d = s.dir;
@@ -65,7 +73,12 @@ pub fn patch(frame: &Mat, empty: &Mat, mask: &Mat, s: &Found, nominal: (f64, f64
     let m = Mat::from_slice_2d(&[[sx * d[0], sy * n[0], ox], [sx * d[1], sy * n[1], oy]])?;
     let f = warp(frame, &m, imgproc::INTER_LINEAR)?;
     let e = warp(empty, &m, imgproc::INTER_LINEAR)?;
-    let k = warp(mask, &m, imgproc::INTER_NEAREST)?;
+    let ms = mask_scale;
+    let mm = Mat::from_slice_2d(&[
+        [ms * sx * d[0], ms * sy * n[0], ms * ox],
+        [ms * sx * d[1], ms * sy * n[1], ms * oy],
+    ])?;
+    let k = warp(mask, &mm, imgproc::INTER_NEAREST)?;
     let grey_of = |bgr: &Mat| -> opencv::Result<(Vec<f32>, [f32; 2])> {
         let b = bgr.data_bytes()?;
         let mut g = Vec::with_capacity(PL * PW);

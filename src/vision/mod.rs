@@ -25,9 +25,9 @@ use calibrate::Calibration;
 use classify::Classifier;
 use features::{features, patch, MARK_DEPTH, MARK_FRACTION, N_APPEAR, N_FEATURES};
 use opencv::core::Mat;
-use opencv::imgproc;
+use opencv::prelude::*;
 use profile::Taught;
-use sticks::{find_sticks, foreground, Found, Reference};
+use sticks::{bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference};
 
 /// The mark score of a stick: how much dark ink its flat face shows.
 pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
@@ -67,16 +67,23 @@ pub fn measure(
     frame: &Mat,
     size_cm: (f64, f64),
 ) -> opencv::Result<Vec<Measured>> {
-    let mut smooth = Mat::default();
-    imgproc::blur_def(frame, &mut smooth, opencv::core::Size::new(3, 3))?;
-    let mask = foreground(&smooth, reference)?;
     let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
-    let found = find_sticks(&mask, &size_at)?;
+    let sc = work_scale(frame.cols());
+    let small_size = |p: [f64; 2]| {
+        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
+        (l * sc, w * sc)
+    };
+    let centre = cal.map.to_px([0.0, 0.0]);
+    let mask = bridge(&foreground(&to_lab(frame)?, reference)?, size_at(centre).1 * sc)?;
+    let found = find_sticks(&mask, &small_size)?;
     found
         .into_iter()
-        .map(|s| {
+        .map(|mut s| {
+            s.center = [(s.center[0] + 0.5) / sc - 0.5, (s.center[1] + 0.5) / sc - 0.5];
+            s.length /= sc;
+            s.width /= sc;
             let nominal = size_at(s.center);
-            let p = patch(frame, empty, &mask, &s, nominal)?;
+            let p = patch(frame, empty, &mask, sc, &s, nominal)?;
             let f = features(&p, &s, nominal);
             let corners = s.corners().map(|c| cal.map.to_cm(c));
             Ok(Measured {
@@ -142,15 +149,20 @@ pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &M
     let reference = Reference::new(empty)?;
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
-        let mut smooth = Mat::default();
-        imgproc::blur_def(img, &mut smooth, opencv::core::Size::new(3, 3))?;
-        let mask = foreground(&smooth, &reference)?;
+        let centre = cal.map.to_px([0.0, 0.0]);
+        let sc = work_scale(img.cols());
+        let mask = bridge(&foreground(&to_lab(img)?, &reference)?, 3.0 * cal.map.px_per_cm(centre) * sc)?;
         // Any blob of at least 20 cm² that is not absurdly big.
         let size_at = |p: [f64; 2]| {
-            let s = cal.map.px_per_cm(p);
+            let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
             (20.0 * s, 4.0 * s)
         };
-        let f = find_sticks(&mask, &size_at)?;
+        let mut f = find_sticks(&mask, &size_at)?;
+        for s in &mut f {
+            s.center = [(s.center[0] + 0.5) / sc - 0.5, (s.center[1] + 0.5) / sc - 0.5];
+            s.length /= sc;
+            s.width /= sc;
+        }
         let mut out: Vec<(f64, f64, [f64; 2])> = f
             .iter()
             .filter(|s| !s.shared)
