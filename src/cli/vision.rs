@@ -512,6 +512,11 @@ fn run_watch(a: WatchArgs) -> Result<()> {
     Ok(())
 }
 
+/// A line for the log that survives a hidden progress bar (not a terminal).
+fn say(bar: &ProgressBar, line: String) {
+    bar.suspend(|| eprintln!("{line}"));
+}
+
 fn to_mat(img: &sim::RgbImage) -> Result<Mat> {
     Ok(img.to_bgr_mat()?)
 }
@@ -633,7 +638,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         let st = match sim_station(look, load_classifier(&a.model)?) {
             Ok(s) => s,
             Err(e) => {
-                bar.println(format!("look {seed}: {e}"));
+                say(&bar, format!("look {seed}: {e}"));
                 failed_looks.push(seed);
                 continue;
             }
@@ -647,7 +652,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             let ok = tally.add(truth.result, truth.ambiguous, &v, ms);
             if !ok && a.verbose {
-                bar.println(format!(
+                say(&bar, format!(
                     "look {seed} throw {k} ({:?}): truth {} ambiguous {} → {} best {} reasons {:?} faces {:?} truth faces {:?}",
                     truth.case,
                     truth.result,
@@ -791,7 +796,7 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
             }
         }
         if verbose && !ok {
-            bar.println(format!(
+            say(&bar, format!(
                 "{}: truth {} (ambiguous {}) → {} best {} reasons {:?} sticks {:?}",
                 t.image,
                 t.result,
@@ -822,7 +827,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
         let st = match sim_station(look, Classifier::Taught) {
             Ok(s) => s,
             Err(e) => {
-                bar.println(format!("look {seed} skipped: {e}"));
+                say(&bar, format!("look {seed} skipped: {e}"));
                 bar.inc(a.throws_per_look as u64);
                 continue;
             }

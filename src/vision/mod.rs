@@ -75,7 +75,7 @@ pub fn measure(
     };
     let centre = cal.map.to_px([0.0, 0.0]);
     let mask = bridge(&foreground(&to_lab(frame)?, reference)?, size_at(centre).1 * sc)?;
-    let found = find_sticks(&mask, &small_size)?;
+    let found = find_sticks(&mask, &small_size, true)?;
     found
         .into_iter()
         .map(|mut s| {
@@ -157,7 +157,7 @@ pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &M
             let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
             (20.0 * s, 4.0 * s)
         };
-        let mut f = find_sticks(&mask, &size_at)?;
+        let mut f = find_sticks(&mask, &size_at, false)?;
         for s in &mut f {
             s.center = [(s.center[0] + 0.5) / sc - 0.5, (s.center[1] + 0.5) / sc - 0.5];
             s.length /= sc;

@@ -151,7 +151,9 @@ pub type SizeAt<'a> = &'a dyn Fn([f64; 2]) -> (f64, f64);
 
 /// Find sticks in a foreground mask. `size_at` gives the expected (length,
 /// width) in pixels at a point.
-pub fn find_sticks(mask: &Mat, size_at: SizeAt) -> opencv::Result<Vec<Found>> {
+/// With `split` off every blob is taken as one stick (teaching, where the
+/// stick size is not known yet and the sticks lie apart).
+pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<Vec<Found>> {
     let mut labels = Mat::default();
     let mut stats = Mat::default();
     let mut cents = Mat::default();
@@ -265,7 +267,7 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt) -> opencv::Result<Vec<Found>> {
             rr.size.width.max(rr.size.height) as f64,
             rr.size.width.min(rr.size.height) as f64,
         );
-        let single = ratio < 1.45 && rl < 1.25 * l && rw < 1.5 * wd;
+        let single = !split || (ratio < 1.45 && rl < 1.25 * l && rw < 1.5 * wd);
         if single {
             let th = (rr.angle as f64).to_radians();
             let mut dir = [th.cos(), th.sin()];
@@ -276,7 +278,8 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt) -> opencv::Result<Vec<Found>> {
                 center: [rr.center.x as f64 + x0 as f64, rr.center.y as f64 + y0 as f64],
                 dir,
                 length: rl,
-                width: rw,
+                // Area over length: less swayed by a ragged edge than the box.
+                width: (area / rl.max(1.0)).min(rw),
                 shared: false,
                 blob_ratio: ratio,
             });
@@ -406,5 +409,91 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64;
             target += 1;
         }
     }
+    refine(blob, &mut out, l, wd)?;
     Ok(out)
+}
+
+/// How well a set of sticks explains a blob: foreground covered, less half of
+/// each background pixel covered and half of each doubly covered one.
+fn explain(fg: &[u8], bw: usize, bh: usize, rects: &[([f64; 2], [f64; 2], f64)], l: f64) -> f64 {
+    // Bounding box of all rectangles, to skip most of the crop.
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for (c, _, _) in rects {
+        x0 = x0.min(c[0] - l / 2.0 - 1.0);
+        y0 = y0.min(c[1] - l / 2.0 - 1.0);
+        x1 = x1.max(c[0] + l / 2.0 + 1.0);
+        y1 = y1.max(c[1] + l / 2.0 + 1.0);
+    }
+    let xs = (x0.max(0.0) as usize)..(x1.max(0.0) as usize).min(bw);
+    let ys = (y0.max(0.0) as usize)..(y1.max(0.0) as usize).min(bh);
+    let mut score = 0.0;
+    for y in ys {
+        for x in xs.clone() {
+            let mut n = 0;
+            for (c, d, w) in rects {
+                let (dx, dy) = (x as f64 - c[0], y as f64 - c[1]);
+                let u = dx * d[0] + dy * d[1];
+                let v = -dx * d[1] + dy * d[0];
+                if u.abs() <= l / 2.0 && v.abs() <= w / 2.0 {
+                    n += 1;
+                }
+            }
+            if n == 0 {
+                continue;
+            }
+            if fg[y * bw + x] > 0 {
+                score += 1.0 - 0.25 * (n - 1) as f64;
+            } else {
+                score -= 0.5 * n as f64;
+            }
+        }
+    }
+    score
+}
+
+/// Local search on the greedy fit: shift, turn and narrow each stick while
+/// that explains the blob better (undoes fits that straddle two sticks).
+fn refine(blob: &Mat, rects: &mut [([f64; 2], [f64; 2], f64)], l: f64, wd: f64) -> opencv::Result<()> {
+    let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
+    let fg = blob.data_bytes()?.to_vec();
+    let mut best = explain(&fg, bw, bh, rects, l);
+    for _round in 0..12 {
+        let mut improved = false;
+        for i in 0..rects.len() {
+            let (c, d, w) = rects[i];
+            let n = [-d[1], d[0]];
+            let turn = |a: f64| {
+                let (cs, sn) = (a.cos(), a.sin());
+                [d[0] * cs - d[1] * sn, d[0] * sn + d[1] * cs]
+            };
+            let other_w = if w < wd * 0.8 { wd } else { wd * 0.55 };
+            let moves = [
+                ([c[0] + n[0], c[1] + n[1]], d, w),
+                ([c[0] - n[0], c[1] - n[1]], d, w),
+                ([c[0] + 2.0 * n[0], c[1] + 2.0 * n[1]], d, w),
+                ([c[0] - 2.0 * n[0], c[1] - 2.0 * n[1]], d, w),
+                ([c[0] + d[0], c[1] + d[1]], d, w),
+                ([c[0] - d[0], c[1] - d[1]], d, w),
+                (c, turn(0.03), w),
+                (c, turn(-0.03), w),
+                (c, d, other_w),
+            ];
+            for (k, m) in moves.into_iter().enumerate() {
+                rects[i] = m;
+                let sc = explain(&fg, bw, bh, rects, l);
+                // Narrowing must clearly pay: a stick on its edge is half as wide.
+                let need = if k == 8 { 0.1 * l * wd } else { 0.25 };
+                if sc > best + need {
+                    best = sc;
+                    improved = true;
+                    break;
+                }
+                rects[i] = (c, d, w);
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    Ok(())
 }
