@@ -79,7 +79,9 @@ pub fn throw_sequence(
         let rolls: Vec<f64> = (0..4).map(|_| rng.gen_range(-9.0..9.0)).collect();
         for i in 0..n_move {
             let a = (i + 1) as f64 / (n_move + 1) as f64;
-            let e = 1.0 - (1.0 - a).powi(3);
+            // Sticks on a soft mat stop short: the last moving frame still
+            // moves a centimetre or more.
+            let e = 1.0 - (1.0 - a).powf(1.5);
             let bounce = ((a * 9.0).sin() * (1.0 - a)).abs() * 20.0;
             let sticks = fin
                 .sticks

@@ -226,7 +226,7 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         .iter()
         .map(|p| [(p.x as f64 + 0.5) / scale - 0.5, (p.y as f64 + 0.5) / scale - 0.5])
         .collect();
-    let spread = edge_spread(&grey, &pts)?;
+    let spread = edge_spread(empty, &pts)?;
     if spread > 4.5 {
         return Err(CalibrateError::Blurred(spread));
     }
@@ -267,17 +267,23 @@ fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>
     Ok(best.map(|b| b.1))
 }
 
-/// The median width (px, as a Gaussian σ) of the grey step across the outline.
-fn edge_spread(grey: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
-    let (w, h) = (grey.cols() as i64, grey.rows() as i64);
-    let data = grey.data_bytes()?;
-    let at = |x: f64, y: f64| -> Option<f64> {
+/// The median width (px, as a Gaussian σ) of the colour step across the
+/// outline (measured along the colour direction from inside to outside, so a
+/// mat that differs from the floor only in hue counts too).
+fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
+    let (w, h) = (bgr.cols() as i64, bgr.rows() as i64);
+    let data = bgr.data_bytes()?;
+    let at = |x: f64, y: f64| -> Option<[f64; 3]> {
         let (xi, yi) = (x.round() as i64, y.round() as i64);
-        (xi >= 0 && yi >= 0 && xi < w && yi < h).then(|| data[(yi * w + xi) as usize] as f64)
+        (xi >= 0 && yi >= 0 && xi < w && yi < h).then(|| {
+            let o = ((yi * w + xi) * 3) as usize;
+            [data[o] as f64, data[o + 1] as f64, data[o + 2] as f64]
+        })
     };
     let n = pts.len();
     let mut spreads = Vec::new();
     let step = (n / 60).max(1);
+    const R: i32 = 20;
     for i in (0..n).step_by(step) {
         let a = pts[(i + n - 4) % n];
         let b = pts[(i + 4) % n];
@@ -287,20 +293,30 @@ fn edge_spread(grey: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
             continue;
         }
         let nrm = [-t[1] / l, t[0] / l];
-        let prof: Option<Vec<f64>> = (-12..=12)
+        let prof: Option<Vec<[f64; 3]>> = (-R..=R)
             .map(|k| at(pts[i][0] + nrm[0] * k as f64, pts[i][1] + nrm[1] * k as f64))
             .collect();
         let Some(prof) = prof else { continue };
-        let lo: f64 = prof[..5].iter().sum::<f64>() / 5.0;
-        let hi: f64 = prof[20..].iter().sum::<f64>() / 5.0;
-        let step_h = (hi - lo).abs();
+        let mean = |s: &[[f64; 3]]| -> [f64; 3] {
+            let mut m = [0.0; 3];
+            for c in s {
+                (0..3).for_each(|j| m[j] += c[j] / s.len() as f64);
+            }
+            m
+        };
+        let lo = mean(&prof[..5]);
+        let hi = mean(&prof[prof.len() - 5..]);
+        let d = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
+        let step_h = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
         if step_h < 15.0 {
             continue;
         }
-        let g = prof
-            .windows(2)
-            .map(|w| (w[1] - w[0]).abs())
-            .fold(0.0, f64::max);
+        let u = d.map(|v| v / step_h);
+        let p: Vec<f64> = prof
+            .iter()
+            .map(|c| (c[0] - lo[0]) * u[0] + (c[1] - lo[1]) * u[1] + (c[2] - lo[2]) * u[2])
+            .collect();
+        let g = p.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f64::max);
         spreads.push(step_h / (g * (2.0 * std::f64::consts::PI).sqrt()));
     }
     if spreads.len() < 8 {
@@ -499,7 +515,7 @@ fn fit_circle(
     let k = if cost(k_best) < 0.5 * cost(0.0) { k_best } else { 0.0 };
     let lens = Lens { k, ..lens0 };
     let (e, res) = ellipse(lens)?;
-    if res.sqrt() > 0.03 {
+    if res.sqrt() > 0.06 {
         return Err(CalibrateError::WrongShape("circle"));
     }
     let (a, b) = (e.size.width as f64 / 2.0, e.size.height as f64 / 2.0);

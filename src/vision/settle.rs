@@ -51,7 +51,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            still_motion: 0.0004,
+            still_motion: 0.0005,
             present: 0.0015,
             absent: 0.0006,
             settle_ms: 60,
@@ -125,12 +125,17 @@ impl Tracker {
     }
 }
 
-/// The small grey picture the tracker compares (1/8 scale).
+/// The small grey picture the tracker compares: at most 320 pixels wide and
+/// smoothed, so sensor noise averages out while a stick moving a centimetre
+/// still shows.
 pub fn small_grey(frame: &Mat) -> opencv::Result<Mat> {
     let mut g = Mat::default();
     imgproc::cvt_color_def(frame, &mut g, imgproc::COLOR_BGR2GRAY)?;
+    let f = (320.0 / frame.cols().max(1) as f64).min(1.0);
+    let mut r = Mat::default();
+    imgproc::resize(&g, &mut r, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
     let mut s = Mat::default();
-    imgproc::resize(&g, &mut s, Size::new(0, 0), 0.125, 0.125, imgproc::INTER_AREA)?;
+    imgproc::blur_def(&r, &mut s, Size::new(5, 5))?;
     Ok(s)
 }
 
@@ -143,13 +148,13 @@ fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
 /// Motion against the previous small frame and presence against the empty mat.
 pub fn frame_stats(t_ms: u64, small: &Mat, prev: Option<&Mat>, empty_small: &Mat) -> opencv::Result<FrameStats> {
     let motion = match prev {
-        Some(p) => changed(small, p, 5)?,
+        Some(p) => changed(small, p, 6)?,
         None => 1.0,
     };
     Ok(FrameStats {
         t_ms,
         motion,
-        presence: changed(small, empty_small, 14)?,
+        presence: changed(small, empty_small, 10)?,
     })
 }
 
