@@ -52,7 +52,12 @@ fn calibration_maps_the_mat_to_centimetres() {
     for look in looks() {
         let cal = calibrate(&empty_of(&look), spec(&look)).unwrap();
         let half = look.mat_size_cm / 2.0;
-        for p in [[0.0, 0.0], [half * 0.6, 0.0], [0.0, -half * 0.6], [half * 0.4, half * 0.4]] {
+        for p in [
+            [0.0, 0.0],
+            [half * 0.6, 0.0],
+            [0.0, -half * 0.6],
+            [half * 0.4, half * 0.4],
+        ] {
             let px = look.camera.project([p[0], p[1], 0.0]).unwrap();
             let cm = cal.map.to_cm(px);
             // A round mat has no orientation: compare distances from its centre.
@@ -62,7 +67,11 @@ fn calibration_maps_the_mat_to_centimetres() {
             };
             // Circles are mapped affinely (no corners to fix perspective).
             let tol = look.mat_size_cm * 0.04;
-            assert!(err < tol, "{:?}: {p:?} read as {cm:?} ({err:.1} cm off)", look.mat_shape);
+            assert!(
+                err < tol,
+                "{:?}: {p:?} read as {cm:?} ({err:.1} cm off)",
+                look.mat_shape
+            );
         }
     }
 }
@@ -72,15 +81,35 @@ fn calibration_refuses_what_it_cannot_use() {
     let look = &looks()[0];
     let img = empty_of(look);
     let small: MatSpec = "square:140".parse().unwrap();
-    assert!(matches!(calibrate(&img, small), Err(CalibrateError::MatTooSmall(_))));
+    assert!(matches!(
+        calibrate(&img, small),
+        Err(CalibrateError::MatTooSmall(_))
+    ));
     let mut dark = Mat::default();
     img.convert_to(&mut dark, -1, 0.08, 0.0).unwrap();
-    assert!(matches!(calibrate(&dark, spec(look)), Err(CalibrateError::TooDark(_))));
-    let crop = Mat::roi(&img, Rect::new((W * 35 / 100) as i32, 0, (W * 65 / 100) as i32, H as i32)).unwrap().try_clone().unwrap();
+    assert!(matches!(
+        calibrate(&dark, spec(look)),
+        Err(CalibrateError::TooDark(_))
+    ));
+    let crop = Mat::roi(
+        &img,
+        Rect::new((W * 35 / 100) as i32, 0, (W * 65 / 100) as i32, H as i32),
+    )
+    .unwrap()
+    .try_clone()
+    .unwrap();
     let r = calibrate(&crop, spec(look));
     assert!(matches!(r, Err(CalibrateError::NotInView(_))), "{r:?}");
     let mut blurred = Mat::default();
-    imgproc::gaussian_blur(&img, &mut blurred, Size::new(0, 0), 7.0, 0.0, BORDER_DEFAULT).unwrap();
+    imgproc::gaussian_blur(
+        &img,
+        &mut blurred,
+        Size::new(0, 0),
+        7.0,
+        0.0,
+        BORDER_DEFAULT,
+    )
+    .unwrap();
     let r = calibrate(&blurred, spec(look));
     assert!(matches!(r, Err(CalibrateError::Blurred(_))), "{r:?}");
 }
@@ -88,8 +117,19 @@ fn calibration_refuses_what_it_cannot_use() {
 fn station(look: &Look) -> Detector {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
-    let teach = |w: &str| sim::render(look, &sim::teach_scene(look, w)).to_bgr_mat().unwrap();
-    let taught = vision::teach(&cal, &empty, &teach("front"), &teach("back"), &teach("marked")).unwrap();
+    let teach = |w: &str| {
+        sim::render(look, &sim::teach_scene(look, w))
+            .to_bgr_mat()
+            .unwrap()
+    };
+    let taught = vision::teach(
+        &cal,
+        &empty,
+        &teach("front"),
+        &teach("back"),
+        &teach("marked"),
+    )
+    .unwrap();
     Detector::new(cal, taught, empty, model()).unwrap()
 }
 
@@ -99,8 +139,18 @@ fn teaching_learns_the_stick_size_and_the_mark() {
         let d = station(&look);
         let t = &d.taught;
         let s = &look.sticks;
-        assert!((t.length_cm / s.length - 1.0).abs() < 0.15, "length {} vs {}", t.length_cm, s.length);
-        assert!((t.width_cm / s.width - 1.0).abs() < 0.3, "width {} vs {}", t.width_cm, s.width);
+        assert!(
+            (t.length_cm / s.length - 1.0).abs() < 0.15,
+            "length {} vs {}",
+            t.length_cm,
+            s.length
+        );
+        assert!(
+            (t.width_cm / s.width - 1.0).abs() < 0.3,
+            "width {} vs {}",
+            t.width_cm,
+            s.width
+        );
         assert!(t.mark_margin > 0.0);
     }
 }
@@ -110,9 +160,16 @@ fn teaching_refuses_a_picture_without_four_sticks() {
     let look = &looks()[0];
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
-    let teach = |w: &str| sim::render(look, &sim::teach_scene(look, w)).to_bgr_mat().unwrap();
+    let teach = |w: &str| {
+        sim::render(look, &sim::teach_scene(look, w))
+            .to_bgr_mat()
+            .unwrap()
+    };
     let r = vision::teach(&cal, &empty, &empty, &teach("back"), &teach("marked"));
-    assert!(matches!(r, Err(vision::TeachError::StickCount("front", 0))), "{r:?}");
+    assert!(
+        matches!(r, Err(vision::TeachError::StickCount("front", 0))),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -125,7 +182,10 @@ fn each_hard_case_is_called_right_or_referred() {
             let img = sim::render(look, &scene).to_bgr_mat().unwrap();
             let v = d.detect(&img).unwrap();
             if truth.ambiguous {
-                assert_eq!(v.result, None, "{case:?} seed {seed}: must be referred, got {v:?}");
+                assert_eq!(
+                    v.result, None,
+                    "{case:?} seed {seed}: must be referred, got {v:?}"
+                );
             } else if let Some(r) = v.result {
                 assert_eq!(r, truth.result, "{case:?} seed {seed}: silent error");
             }
@@ -153,13 +213,21 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
             match tr.update(stats) {
                 Some(Event::Judge { first_still_ms }) => {
                     calls += 1;
-                    assert!(matches!(f.phase, sim::FramePhase::Still { .. }), "judged while moving at {} ms", f.t_ms);
+                    assert!(
+                        matches!(f.phase, sim::FramePhase::Still { .. }),
+                        "judged while moving at {} ms",
+                        f.t_ms
+                    );
                     assert!(f.t_ms - first_still_ms <= 70, "slow call");
                 }
                 Some(Event::PickedUpBeforeCall) => warnings += 1,
                 _ => {}
             }
         }
-        assert_eq!((calls, warnings), (expect_calls, expect_warnings), "still frames {still}");
+        assert_eq!(
+            (calls, warnings),
+            (expect_calls, expect_warnings),
+            "still frames {still}"
+        );
     }
 }

@@ -213,9 +213,13 @@ fn empty_path(profile: &Path) -> PathBuf {
 
 fn load_profile(path: &Path) -> Result<(Profile, Mat)> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        InputError(format!("cannot read profile {}: {e} (run calibrate first)", path.display()))
+        InputError(format!(
+            "cannot read profile {}: {e} (run calibrate first)",
+            path.display()
+        ))
     })?;
-    let profile = Profile::from_toml(&text).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    let profile =
+        Profile::from_toml(&text).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
     let empty = read_image(&path.with_file_name(&profile.empty_image))?;
     Ok((profile, empty))
 }
@@ -228,14 +232,23 @@ fn load_classifier(model: &Path) -> Result<Classifier> {
         );
         return Ok(Classifier::Taught);
     }
-    Classifier::load(&model.to_string_lossy())
-        .map_err(|e| InputError(format!("appearance model {}: {}", model.display(), e.message)).into())
+    Classifier::load(&model.to_string_lossy()).map_err(|e| {
+        InputError(format!(
+            "appearance model {}: {}",
+            model.display(),
+            e.message
+        ))
+        .into()
+    })
 }
 
 fn detector(profile: &Path, model: &Path) -> Result<Detector> {
     let (p, empty) = load_profile(profile)?;
     let taught = p.sticks.ok_or_else(|| {
-        InputError(format!("profile {} has no stick set: run teach first", profile.display()))
+        InputError(format!(
+            "profile {} has no stick set: run teach first",
+            profile.display()
+        ))
     })?;
     let classifier = load_classifier(model)?;
     Ok(Detector::new(p.calibration, taught, empty, classifier)?)
@@ -246,9 +259,17 @@ fn parse_corners(s: &str, spec: &MatSpec, w: u32, h: u32) -> Result<Calibration>
         .split(',')
         .map(|x| x.trim().parse::<f64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| InputError(format!("--corners `{s}`: expected eight numbers x1,y1,...,x4,y4")))?;
+        .map_err(|_| {
+            InputError(format!(
+                "--corners `{s}`: expected eight numbers x1,y1,...,x4,y4"
+            ))
+        })?;
     if v.len() != 8 {
-        return Err(InputError(format!("--corners `{s}`: expected eight numbers, got {}", v.len())).into());
+        return Err(InputError(format!(
+            "--corners `{s}`: expected eight numbers, got {}",
+            v.len()
+        ))
+        .into());
     }
     let src: [[f64; 2]; 4] = std::array::from_fn(|i| [v[2 * i], v[2 * i + 1]]);
     let hs = spec.size_cm / 2.0;
@@ -299,7 +320,9 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
             }
             parse_corners(c, &spec, img.cols() as u32, img.rows() as u32)?
         }
-        None => calibrate(&img, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?,
+        None => {
+            calibrate(&img, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?
+        }
     };
     let empty = empty_path(&a.out);
     write_image(&empty, &img)?;
@@ -312,7 +335,8 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
         calibration: cal,
         sticks: None,
     };
-    std::fs::write(&a.out, profile.to_toml()).with_context(|| format!("writing {}", a.out.display()))?;
+    std::fs::write(&a.out, profile.to_toml())
+        .with_context(|| format!("writing {}", a.out.display()))?;
     let c = profile.calibration;
     println!(
         "calibrated: {} mat, {:.1} px/cm at the centre, lens k {:.3}; profile {}",
@@ -326,7 +350,11 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
 
 fn run_teach(a: TeachArgs) -> Result<()> {
     let (mut profile, empty) = load_profile(&a.profile)?;
-    let (f, b, m) = (read_image(&a.front)?, read_image(&a.back)?, read_image(&a.marked)?);
+    let (f, b, m) = (
+        read_image(&a.front)?,
+        read_image(&a.back)?,
+        read_image(&a.marked)?,
+    );
     let taught = vision::teach(&profile.calibration, &empty, &f, &b, &m)
         .map_err(|e| InputError(format!("teaching refused: {e}")))?;
     println!(
@@ -334,7 +362,8 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         taught.length_cm, taught.width_cm, taught.mark_threshold, taught.mark_margin
     );
     profile.sticks = Some(taught);
-    std::fs::write(&a.profile, profile.to_toml()).with_context(|| format!("writing {}", a.profile.display()))?;
+    std::fs::write(&a.profile, profile.to_toml())
+        .with_context(|| format!("writing {}", a.profile.display()))?;
     Ok(())
 }
 
@@ -350,7 +379,9 @@ struct DetectLine<'a> {
 }
 
 fn result_id(v: &Verdict) -> String {
-    v.result.map(|r| r.id().to_string()).unwrap_or_else(|| "undecided".into())
+    v.result
+        .map(|r| r.id().to_string())
+        .unwrap_or_else(|| "undecided".into())
 }
 
 fn run_detect(a: DetectArgs) -> Result<()> {
@@ -360,7 +391,8 @@ fn run_detect(a: DetectArgs) -> Result<()> {
     }
     for path in &a.images {
         let img = read_image(path)?;
-        if img.cols() as u32 != det.calibration.width || img.rows() as u32 != det.calibration.height {
+        if img.cols() as u32 != det.calibration.width || img.rows() as u32 != det.calibration.height
+        {
             return Err(InputError(format!(
                 "{} is {}×{} but the profile was calibrated at {}×{}: use the same camera mode",
                 path.display(),
@@ -402,7 +434,10 @@ fn run_detect(a: DetectArgs) -> Result<()> {
         }
         if let Some(dir) = &a.annotate {
             let out = annotate(&img, &det.calibration, &v)?;
-            let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
             write_image(&dir.join(format!("{name}.evidence.jpg")), &out)?;
         }
     }
@@ -415,7 +450,15 @@ fn annotate(img: &Mat, cal: &Calibration, v: &Verdict) -> Result<Mat> {
     let outline = yutstation::vision::calibrate::outline_points(cal);
     let mut polys = Vector::<Vector<Point>>::new();
     polys.push(outline);
-    imgproc::polylines(&mut out, &polys, true, Scalar::new(255.0, 255.0, 0.0, 0.0), 2, imgproc::LINE_AA, 0)?;
+    imgproc::polylines(
+        &mut out,
+        &polys,
+        true,
+        Scalar::new(255.0, 255.0, 0.0, 0.0),
+        2,
+        imgproc::LINE_AA,
+        0,
+    )?;
     for s in &v.sticks {
         let colour = match s.face {
             vision::Face::Front => Scalar::new(0.0, 220.0, 0.0, 0.0),
@@ -442,10 +485,35 @@ fn annotate(img: &Mat, cal: &Calibration, v: &Verdict) -> Result<Mat> {
         let th = s.angle_deg.to_radians();
         let d = Point::new((th.cos() * 40.0) as i32, (-th.sin() * 40.0) as i32);
         imgproc::line(&mut out, c - d, c + d, colour, 2, imgproc::LINE_AA, 0)?;
-        imgproc::put_text(&mut out, &label, c + Point::new(8, -8), imgproc::FONT_HERSHEY_SIMPLEX, 0.6, colour, 2, imgproc::LINE_AA, false)?;
+        imgproc::put_text(
+            &mut out,
+            &label,
+            c + Point::new(8, -8),
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            0.6,
+            colour,
+            2,
+            imgproc::LINE_AA,
+            false,
+        )?;
     }
-    let head = format!("{} (best guess {}, {:.2})", result_id(v), v.best_guess, v.confidence);
-    imgproc::put_text(&mut out, &head, Point::new(20, 40), imgproc::FONT_HERSHEY_SIMPLEX, 1.1, Scalar::new(0.0, 255.0, 255.0, 0.0), 2, imgproc::LINE_AA, false)?;
+    let head = format!(
+        "{} (best guess {}, {:.2})",
+        result_id(v),
+        v.best_guess,
+        v.confidence
+    );
+    imgproc::put_text(
+        &mut out,
+        &head,
+        Point::new(20, 40),
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        1.1,
+        Scalar::new(0.0, 255.0, 255.0, 0.0),
+        2,
+        imgproc::LINE_AA,
+        false,
+    )?;
     Ok(out)
 }
 
@@ -462,7 +530,10 @@ fn run_watch(a: WatchArgs) -> Result<()> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             matches!(
-                p.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref(),
+                p.extension()
+                    .and_then(|e| e.to_str())
+                    .map(|e| e.to_ascii_lowercase())
+                    .as_deref(),
                 Some("png" | "jpg" | "jpeg")
             )
         })
@@ -536,9 +607,17 @@ fn sim_station(look: Look, classifier: Classifier) -> Result<SimStation, String>
     let empty = to_mat(&sim::render(&look, &empty_scene)).map_err(|e| e.to_string())?;
     let spec: MatSpec = look.mat_arg().parse()?;
     let cal = calibrate(&empty, spec).map_err(|e| format!("calibrate: {e}"))?;
-    let teach = |w: &str| to_mat(&sim::render(&look, &sim::teach_scene(&look, w))).map_err(|e| e.to_string());
-    let taught = vision::teach(&cal, &empty, &teach("front")?, &teach("back")?, &teach("marked")?)
-        .map_err(|e| format!("teach: {e}"))?;
+    let teach = |w: &str| {
+        to_mat(&sim::render(&look, &sim::teach_scene(&look, w))).map_err(|e| e.to_string())
+    };
+    let taught = vision::teach(
+        &cal,
+        &empty,
+        &teach("front")?,
+        &teach("back")?,
+        &teach("marked")?,
+    )
+    .map_err(|e| format!("teach: {e}"))?;
     let det = Detector::new(cal, taught, empty, classifier).map_err(|e| e.to_string())?;
     Ok(SimStation { look, det })
 }
@@ -587,10 +666,20 @@ impl Tally {
     }
 
     fn print(&self, title: &str) {
-        let pct = |a: usize, b: usize| if b == 0 { f64::NAN } else { 100.0 * a as f64 / b as f64 };
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                f64::NAN
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
         let mut ms = self.ms.clone();
         ms.sort_by(f64::total_cmp);
-        let q = |f: f64| ms.get(((ms.len() as f64 - 1.0) * f).round() as usize).copied().unwrap_or(f64::NAN);
+        let q = |f: f64| {
+            ms.get(((ms.len() as f64 - 1.0) * f).round() as usize)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
         println!("{title}");
         println!(
             "  unambiguous throws called right: {:.2}% ({}/{}; {} referred, {} wrong)",
@@ -600,14 +689,24 @@ impl Tally {
             self.clear_undecided,
             self.clear - self.clear_right - self.clear_undecided
         );
-        println!("  silent errors (confident and wrong): {:.2}% ({}/{})", pct(self.silent, self.total), self.silent, self.total);
+        println!(
+            "  silent errors (confident and wrong): {:.2}% ({}/{})",
+            pct(self.silent, self.total),
+            self.silent,
+            self.total
+        );
         println!(
             "  ambiguous throws referred: {:.2}% ({}/{})",
             pct(self.ambiguous_referred, self.ambiguous),
             self.ambiguous_referred,
             self.ambiguous
         );
-        println!("  per-frame judge time: median {:.1} ms, p95 {:.1} ms, max {:.1} ms", q(0.5), q(0.95), q(1.0));
+        println!(
+            "  per-frame judge time: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            q(0.5),
+            q(0.95),
+            q(1.0)
+        );
     }
 }
 
@@ -619,7 +718,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         return Err(InputError("--looks and --throws must be at least 1".into()).into());
     }
     let bar = ProgressBar::new(a.throws as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta} {msg}")?);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta} {msg}",
+    )?);
     let mut tally = Tally::default();
     let mut failed_looks = Vec::new();
     let mut latencies = Vec::new();
@@ -687,7 +788,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                         watch_calls.2 += 1;
                     }
                     // Latency from the first frame where the sticks lay still.
-                    if let Some(first) = seq.frames.iter().find(|f| f.throw == fr.throw && f.phase == sim::FramePhase::Still { first: true }) {
+                    if let Some(first) = seq.frames.iter().find(|f| {
+                        f.throw == fr.throw && f.phase == sim::FramePhase::Still { first: true }
+                    }) {
                         latencies.push((fr.t_ms - first.t_ms) as f64 + ms);
                     }
                 }
@@ -739,10 +842,13 @@ struct MatJson {
 }
 
 fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
-    let mat: MatJson = serde_json::from_str(&std::fs::read_to_string(dir.join("mat.json")).map_err(|e| {
-        InputError(format!("{}: {e}", dir.join("mat.json").display()))
-    })?)?;
-    let spec: MatSpec = format!("{}:{}", mat.shape, mat.size_cm).parse().map_err(InputError)?;
+    let mat: MatJson = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("mat.json"))
+            .map_err(|e| InputError(format!("{}: {e}", dir.join("mat.json").display())))?,
+    )?;
+    let spec: MatSpec = format!("{}:{}", mat.shape, mat.size_cm)
+        .parse()
+        .map_err(InputError)?;
     let find = |stem: &str| -> PathBuf {
         let jpg = dir.join(format!("{stem}.jpg"));
         if jpg.exists() {
@@ -752,10 +858,17 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         }
     };
     let empty = read_image(&find("empty"))?;
-    let cal = calibrate(&empty, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?;
+    let cal =
+        calibrate(&empty, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?;
     let img = |n: &str| read_image(&find(n));
-    let taught = vision::teach(&cal, &empty, &img("teach_front")?, &img("teach_back")?, &img("teach_marked")?)
-        .map_err(|e| InputError(format!("teaching refused: {e}")))?;
+    let taught = vision::teach(
+        &cal,
+        &empty,
+        &img("teach_front")?,
+        &img("teach_back")?,
+        &img("teach_marked")?,
+    )
+    .map_err(|e| InputError(format!("teaching refused: {e}")))?;
     println!(
         "photoreal: calibrated (lens k {:.3}), taught sticks {:.1} × {:.1} cm",
         cal.map.lens.k, taught.length_cm, taught.width_cm
@@ -779,10 +892,13 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
             }
             faces_total += 1;
             if let Some(s) = v.sticks.iter().min_by(|a, b| {
-                let d = |s: &vision::StickReading| (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1]);
+                let d = |s: &vision::StickReading| {
+                    (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1])
+                };
                 d(a).total_cmp(&d(b))
             }) {
-                if (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1]) < 30.0 {
+                if (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1]) < 30.0
+                {
                     found_total += 1;
                     let f = match s.face {
                         vision::Face::Front => "front",
@@ -796,28 +912,40 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
             }
         }
         if verbose && !ok {
-            say(&bar, format!(
-                "{}: truth {} (ambiguous {}) → {} best {} reasons {:?} sticks {:?}",
-                t.image,
-                t.result,
-                t.ambiguous,
-                result_id(&v),
-                v.best_guess,
-                v.reasons,
-                v.sticks.iter().map(|s| (s.face, (s.confidence * 100.0).round(), s.placement)).collect::<Vec<_>>()
-            ));
+            say(
+                &bar,
+                format!(
+                    "{}: truth {} (ambiguous {}) → {} best {} reasons {:?} sticks {:?}",
+                    t.image,
+                    t.result,
+                    t.ambiguous,
+                    result_id(&v),
+                    v.best_guess,
+                    v.reasons,
+                    v.sticks
+                        .iter()
+                        .map(|s| (s.face, (s.confidence * 100.0).round(), s.placement))
+                        .collect::<Vec<_>>()
+                ),
+            );
         }
         bar.inc(1);
     }
     bar.finish();
-    tally.print(&format!("photoreal: {} throws from {}", tally.total, dir.display()));
+    tally.print(&format!(
+        "photoreal: {} throws from {}",
+        tally.total,
+        dir.display()
+    ));
     println!("  sticks found (within 30 px): {found_total}/{faces_total}; faces read right: {faces_right}/{faces_total}");
     Ok(())
 }
 
 fn run_train(a: TrainArgs) -> Result<()> {
     let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}")?);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
+    )?);
     let mut inputs: Vec<Vec<f32>> = Vec::new();
     let mut labels: Vec<i32> = Vec::new();
     let mut look_of: Vec<usize> = Vec::new();
@@ -833,19 +961,30 @@ fn run_train(a: TrainArgs) -> Result<()> {
             }
         };
         for k in 0..a.throws_per_look {
-            let (scene, truth) = sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), None);
+            let (scene, truth) =
+                sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), None);
             let img = to_mat(&sim::render(&st.look, &scene))?;
             let d = &st.det;
-            let m = vision::measure(&d.calibration, &d.reference, &d.empty, &img, (d.taught.length_cm, d.taught.width_cm))?;
+            let m = vision::measure(
+                &d.calibration,
+                &d.reference,
+                &d.empty,
+                &img,
+                (d.taught.length_cm, d.taught.width_cm),
+            )?;
             for s in &m {
                 // Label by the nearest true stick, if it is this one.
                 let Some(ts) = truth.sticks.iter().min_by(|x, y| {
-                    let dd = |t: &sim::StickTruth| (t.center_px[0] - s.found.center[0]).hypot(t.center_px[1] - s.found.center[1]);
+                    let dd = |t: &sim::StickTruth| {
+                        (t.center_px[0] - s.found.center[0])
+                            .hypot(t.center_px[1] - s.found.center[1])
+                    };
                     dd(x).total_cmp(&dd(y))
                 }) else {
                     continue;
                 };
-                let dist = (ts.center_px[0] - s.found.center[0]).hypot(ts.center_px[1] - s.found.center[1]);
+                let dist = (ts.center_px[0] - s.found.center[0])
+                    .hypot(ts.center_px[1] - s.found.center[1]);
                 if dist > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
                     continue;
                 }
@@ -862,12 +1001,19 @@ fn run_train(a: TrainArgs) -> Result<()> {
         }
     }
     bar.finish();
-    anyhow::ensure!(inputs.len() > 50, "too few training sticks ({})", inputs.len());
+    anyhow::ensure!(
+        inputs.len() > 50,
+        "too few training sticks ({})",
+        inputs.len()
+    );
     // Validate on the last fifth of the looks, then train on everything.
     let cut = a.looks * 4 / 5;
     let (tr, va): (Vec<usize>, Vec<usize>) = (0..inputs.len()).partition(|&i| look_of[i] < cut);
     let pick = |idx: &[usize]| -> (Vec<Vec<f32>>, Vec<i32>) {
-        (idx.iter().map(|&i| inputs[i].clone()).collect(), idx.iter().map(|&i| labels[i]).collect())
+        (
+            idx.iter().map(|&i| inputs[i].clone()).collect(),
+            idx.iter().map(|&i| labels[i]).collect(),
+        )
     };
     let (ti, tl) = pick(&tr);
     let (vi, vl) = pick(&va);
@@ -899,7 +1045,8 @@ fn run_train(a: TrainArgs) -> Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     m.save(&a.out.to_string_lossy())?;
-    let counts = [CLASS_FRONT, CLASS_BACK, CLASS_NEITHER].map(|c| labels.iter().filter(|l| **l == c).count());
+    let counts = [CLASS_FRONT, CLASS_BACK, CLASS_NEITHER]
+        .map(|c| labels.iter().filter(|l| **l == c).count());
     println!(
         "trained on {} sticks (front {}, back {}, neither {}) from {} looks; wrote {}",
         labels.len(),
@@ -918,7 +1065,14 @@ fn run_simulate(a: SimulateArgs) -> Result<()> {
     let save = |name: &str, scene: &sim::Scene| -> Result<()> {
         write_image(&a.out.join(name), &to_mat(&sim::render(&look, scene))?)
     };
-    save("empty.png", &sim::Scene { sticks: vec![], hand: None, noise_seed: look.seed ^ 0xe })?;
+    save(
+        "empty.png",
+        &sim::Scene {
+            sticks: vec![],
+            hand: None,
+            noise_seed: look.seed ^ 0xe,
+        },
+    )?;
     for w in ["front", "back", "marked"] {
         save(&format!("teach_{w}.png"), &sim::teach_scene(&look, w))?;
     }
@@ -948,6 +1102,11 @@ fn run_simulate(a: SimulateArgs) -> Result<()> {
             save(&format!("sequence/{i:05}.png"), &f.scene)?;
         }
     }
-    println!("wrote look {} ({}) to {}", a.look, look.mat_arg(), a.out.display());
+    println!(
+        "wrote look {} ({}) to {}",
+        a.look,
+        look.mat_arg(),
+        a.out.display()
+    );
     Ok(())
 }

@@ -122,17 +122,7 @@ mod tests {
 
     #[test]
     fn project_and_ray_round_trip() {
-        let cam = Camera::looking_at(
-            [3.0, -2.0],
-            240.0,
-            0.2,
-            0.7,
-            0.1,
-            900.0,
-            -0.05,
-            640,
-            480,
-        );
+        let cam = Camera::looking_at([3.0, -2.0], 240.0, 0.2, 0.7, 0.1, 900.0, -0.05, 640, 480);
         for p in [[0.0, 0.0, 0.0], [50.0, -40.0, 0.0], [-80.0, 70.0, 2.0]] {
             let px = cam.project(p).unwrap();
             let back = cam.hit_plane(cam.ray(px), p[2]);

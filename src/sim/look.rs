@@ -122,7 +122,7 @@ fn luma(c: [f64; 3]) -> f64 {
 impl Look {
     /// A random look at the given image size.
     pub fn random(seed: u64, width: u32, height: u32) -> Look {
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0x10_0c_5eed);
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x100c_5eed);
         let mat_shape = if rng.gen_bool(0.5) {
             MatShape::Circle
         } else {
@@ -196,15 +196,20 @@ impl Look {
         };
         // Sticks must stand out from the mat (else no one could see them either).
         let mut front = wood;
-        if (luma(front) - luma(mat_color)).abs() < 0.12 && (luma(back) - luma(mat_color)).abs() < 0.12
+        if (luma(front) - luma(mat_color)).abs() < 0.12
+            && (luma(back) - luma(mat_color)).abs() < 0.12
         {
             front = front.map(|c| (c * 1.35).min(1.0));
         }
         let length = rng.gen_range(15.0..30.0);
         let stick_width = length * rng.gen_range(0.16..0.22);
         let thickness = stick_width * rng.gen_range(0.48..0.56);
-        let mark = [MarkKind::Cross, MarkKind::Dot, MarkKind::Band, MarkKind::Glyph]
-            [rng.gen_range(0..4)];
+        let mark = [
+            MarkKind::Cross,
+            MarkKind::Dot,
+            MarkKind::Band,
+            MarkKind::Glyph,
+        ][rng.gen_range(0..4)];
         let mark_color = if rng.gen_bool(0.7) {
             [0.05, 0.04, 0.04]
         } else {

@@ -68,7 +68,12 @@ fn section(look: &Look, roll: f64) -> Section {
     }
     for i in 0..=160 {
         let a = -a0 + 2.0 * a0 * i as f64 / 160.0;
-        pts.push(([r * a.sin(), c - r * a.cos()], [a.sin(), -a.cos()], false, 0.0));
+        pts.push((
+            [r * a.sin(), c - r * a.cos()],
+            [a.sin(), -a.cos()],
+            false,
+            0.0,
+        ));
     }
     let (cs, sn) = (roll.cos(), roll.sin());
     let rot = |p: [f64; 2]| [p[0] * cs - p[1] * sn, p[0] * sn + p[1] * cs];
@@ -128,8 +133,7 @@ fn mark_at(look: &Look, u: f64, v: f64) -> f64 {
         MarkKind::Cross => {
             let a = 1.3 * k;
             let b = (hw * 0.8).min(a);
-            seg_dist([u, v], [-a, -b], [a, b])
-                .min(seg_dist([u, v], [-a, b], [a, -b]))
+            seg_dist([u, v], [-a, -b], [a, b]).min(seg_dist([u, v], [-a, b], [a, -b]))
                 - stroke / 2.0
         }
         MarkKind::Glyph => {
@@ -176,10 +180,17 @@ fn mat_albedo(look: &Look, p: [f64; 2]) -> [f64; 3] {
     let f = match look.mat_kind {
         MatKind::Straw => {
             let weave = (p[1] * std::f64::consts::TAU / 0.9).sin();
-            let seam = if p[0].rem_euclid(4.0) < 0.2 { 0.85 } else { 1.0 };
+            let seam = if p[0].rem_euclid(4.0) < 0.2 {
+                0.85
+            } else {
+                1.0
+            };
             (1.0 + t * (0.6 * weave + fbm(seed, p[0] * 0.4, p[1] * 3.0))) * seam
         }
-        MatKind::Felt => 1.0 + t * (fbm(seed, p[0] * 0.3, p[1] * 0.3) + 0.3 * fbm(seed ^ 9, p[0] * 4.0, p[1] * 4.0)),
+        MatKind::Felt => {
+            1.0 + t
+                * (fbm(seed, p[0] * 0.3, p[1] * 0.3) + 0.3 * fbm(seed ^ 9, p[0] * 4.0, p[1] * 4.0))
+        }
         MatKind::Foam => {
             let seam = if p[0].rem_euclid(50.0) < 0.3 || p[1].rem_euclid(50.0) < 0.3 {
                 0.8
@@ -188,9 +199,13 @@ fn mat_albedo(look: &Look, p: [f64; 2]) -> [f64; 3] {
             };
             (1.0 + t * 0.6 * fbm(seed, p[0] * 2.0, p[1] * 2.0)) * seam
         }
-        MatKind::Rubber => 1.0 + t * (0.8 * fbm(seed, p[0] * 5.0, p[1] * 5.0) + fbm(seed ^ 4, p[0] * 0.1, p[1] * 0.1)),
+        MatKind::Rubber => {
+            1.0 + t
+                * (0.8 * fbm(seed, p[0] * 5.0, p[1] * 5.0) + fbm(seed ^ 4, p[0] * 0.1, p[1] * 0.1))
+        }
         MatKind::Cloth => {
-            let crease = -0.06 * (-(p[0] / 1.5).powi(2)).exp() - 0.06 * (-(p[1] / 1.5).powi(2)).exp();
+            let crease =
+                -0.06 * (-(p[0] / 1.5).powi(2)).exp() - 0.06 * (-(p[1] / 1.5).powi(2)).exp();
             1.0 + t * 1.5 * fbm(seed, p[0] * 0.08, p[1] * 0.08) + crease
         }
     };
@@ -210,7 +225,11 @@ fn floor_albedo(look: &Look, p: [f64; 2]) -> [f64; 3] {
         }
         FloorKind::Planks => {
             let row = (p[1] / 18.0).floor();
-            let gap = if p[1].rem_euclid(18.0) < 0.3 { 0.7 } else { 1.0 };
+            let gap = if p[1].rem_euclid(18.0) < 0.3 {
+                0.7
+            } else {
+                1.0
+            };
             gap * (1.0
                 + 0.12 * (value(seed, row, 0.0) - 0.5)
                 + 0.08 * fbm(seed, p[0] * 0.05, p[1] * 1.5))
@@ -256,7 +275,10 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
             let ray = cam.ray([x as f64, y as f64]);
             let mut color: Option<[f64; 3]> = None;
             let ground = cam.hit_plane(ray, 0.0);
-            let grad = 1.0 + look.gradient.1 * (ground[0] * look.gradient.0[0] + ground[1] * look.gradient.0[1]) / half;
+            let grad = 1.0
+                + look.gradient.1
+                    * (ground[0] * look.gradient.0[0] + ground[1] * look.gradient.0[1])
+                    / half;
             // Hand: a palm and fingers 12 cm up.
             if let Some(hand) = scene.hand {
                 let p = cam.hit_plane(ray, 12.0);
@@ -264,8 +286,10 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                 let (c, sn) = (hand.yaw.cos(), hand.yaw.sin());
                 let (u, v) = (d[0] * c + d[1] * sn, -d[0] * sn + d[1] * c);
                 let palm = (u / 5.5).powi(2) + (v / 4.5).powi(2) < 1.0;
-                let finger = u > 3.0 && u < 13.0 && (v.abs() < 4.0) && ((v + 4.0).rem_euclid(2.0) < 1.6);
-                let thumb = u > -2.0 && u < 5.0 && v > 3.0 && v < 7.0 && (v - 3.0) < (u + 2.0) * 0.8;
+                let finger =
+                    u > 3.0 && u < 13.0 && (v.abs() < 4.0) && ((v + 4.0).rem_euclid(2.0) < 1.6);
+                let thumb =
+                    u > -2.0 && u < 5.0 && v > 3.0 && v < 7.0 && (v - 3.0) < (u + 2.0) * 0.8;
                 if palm || finger || thumb {
                     let f = 0.8 + 0.2 * (1.0 - (v / 6.0).powi(2)).max(0.0);
                     color = Some([0.85 * f, 0.62 * f, 0.5 * f]);
@@ -285,7 +309,8 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                             hit = None;
                             break;
                         }
-                        let fb = (v - st.sec.vmin) / (st.sec.vmax - st.sec.vmin) * (BINS as f64 - 1.0);
+                        let fb =
+                            (v - st.sec.vmin) / (st.sec.vmax - st.sec.vmin) * (BINS as f64 - 1.0);
                         let bin = st.sec.bins[fb.round() as usize];
                         // Rounded ends: the section shrinks over the last 7 %.
                         let e = 0.07 * s.length;
@@ -300,7 +325,9 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                             break;
                         }
                         let along = (u + st.hl) / (2.0 * st.hl);
-                        hgt = p.z + bin.0 * (0.3 + 0.7 * shrink) + (2.0 * st.hl) * along * p.pitch.sin();
+                        hgt = p.z
+                            + bin.0 * (0.3 + 0.7 * shrink)
+                            + (2.0 * st.hl) * along * p.pitch.sin();
                         hit = Some((u, v, bin, tt, (v - vc).abs() / (hw * shrink)));
                     }
                     let Some((u, _v, bin, tt, edge)) = hit else {
@@ -315,11 +342,21 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                     let n = [nu * c - nv * sn, nu * sn + nv * c, nw];
                     let mut albedo = if flat {
                         let wob = 0.3 * (value(p.grain_offset.to_bits(), u * 0.15, 0.0) - 0.5);
-                        let g = (std::f64::consts::TAU * (vflat + wob + p.grain_offset) / s.grain_period).sin();
-                        let f = 1.0 + s.grain * (0.7 * g + 0.6 * fbm(look.seed ^ 11, u * 0.2, vflat * 3.0));
+                        let g = (std::f64::consts::TAU * (vflat + wob + p.grain_offset)
+                            / s.grain_period)
+                            .sin();
+                        let f = 1.0
+                            + s.grain * (0.7 * g + 0.6 * fbm(look.seed ^ 11, u * 0.2, vflat * 3.0));
                         s.front.map(|k| k * f * p.tint)
                     } else {
-                        let f = 1.0 + s.fibre * 2.0 * fbm(look.seed ^ 13 ^ p.grain_offset.to_bits(), u * 0.12, n2[0] * 6.0);
+                        let f = 1.0
+                            + s.fibre
+                                * 2.0
+                                * fbm(
+                                    look.seed ^ 13 ^ p.grain_offset.to_bits(),
+                                    u * 0.12,
+                                    n2[0] * 6.0,
+                                );
                         s.back.map(|k| k * f * p.tint)
                     };
                     if flat && p.marked {
@@ -342,7 +379,12 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                         }
                         let hv = view_h(ray, l.dir);
                         let ndh = (n[0] * hv[0] + n[1] * hv[1] + n[2] * hv[2]).max(0.0);
-                        spec += l.intensity * if flat { 0.3 * s.sheen * ndh.powi(40) } else { s.sheen * ndh.powi(18) };
+                        spec += l.intensity
+                            * if flat {
+                                0.3 * s.sheen * ndh.powi(40)
+                            } else {
+                                s.sheen * ndh.powi(18)
+                            };
                     }
                     color = Some([
                         albedo[0] * shade[0] * grad + spec,
@@ -364,7 +406,10 @@ pub fn render(look: &Look, scene: &Scene) -> RgbImage {
                     for st in &prepared {
                         let p = st.pose;
                         let hs = p.z + st.top * 0.6 + st.hl * p.pitch.sin();
-                        let q = [ground[0] + l.dir[0] / l.dir[2] * hs, ground[1] + l.dir[1] / l.dir[2] * hs];
+                        let q = [
+                            ground[0] + l.dir[0] / l.dir[2] * hs,
+                            ground[1] + l.dir[1] / l.dir[2] * hs,
+                        ];
                         let d = [q[0] - p.center[0], q[1] - p.center[1]];
                         let (c, sn) = (p.yaw.cos(), p.yaw.sin());
                         let (u, v) = (d[0] * c + d[1] * sn, -d[0] * sn + d[1] * c);
@@ -416,12 +461,20 @@ fn finish(look: &Look, img: RgbImage) -> opencv::Result<RgbImage> {
     let mut m = img.to_bgr_mat()?;
     if look.blur_sigma >= 0.3 {
         let mut b = Mat::default();
-        imgproc::gaussian_blur(&m, &mut b, Size::new(0, 0), look.blur_sigma, 0.0, BORDER_REFLECT)?;
+        imgproc::gaussian_blur(
+            &m,
+            &mut b,
+            Size::new(0, 0),
+            look.blur_sigma,
+            0.0,
+            BORDER_REFLECT,
+        )?;
         m = b;
     }
     if look.jpeg_quality > 0 {
         let mut buf = Vector::<u8>::new();
-        let params = Vector::<i32>::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, look.jpeg_quality]);
+        let params =
+            Vector::<i32>::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, look.jpeg_quality]);
         imgcodecs::imencode(".jpg", &m, &mut buf, &params)?;
         m = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)?;
     }

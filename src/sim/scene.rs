@@ -177,7 +177,11 @@ pub fn truth(look: &Look, scene: &Scene, case: HardCase) -> ThrowTruth {
             TruthPlacement::OnMat
         };
         let (_, hw) = p.half_extent(look);
-        let mid = [p.center[0], p.center[1], p.z + hw.min(look.sticks.thickness / 2.0)];
+        let mid = [
+            p.center[0],
+            p.center[1],
+            p.z + hw.min(look.sticks.thickness / 2.0),
+        ];
         let center_px = look.camera.project(mid).unwrap_or([f64::NAN; 2]);
         let (hl, _) = p.half_extent(look);
         let a = look
@@ -210,9 +214,9 @@ pub fn truth(look: &Look, scene: &Scene, case: HardCase) -> ThrowTruth {
     } else {
         ThrowResult::from_sticks(fronts, marked_up).unwrap_or(ThrowResult::Nak)
     };
-    let ambiguous = sticks.iter().any(|s| {
-        s.face == TruthFace::Ambiguous || s.placement == TruthPlacement::OnLine
-    });
+    let ambiguous = sticks
+        .iter()
+        .any(|s| s.face == TruthFace::Ambiguous || s.placement == TruthPlacement::OnLine);
     ThrowTruth {
         result,
         ambiguous,
@@ -245,15 +249,17 @@ fn base_pose(rng: &mut SmallRng, center: [f64; 2], front: bool, marked: bool) ->
 
 fn in_view(look: &Look, p: &StickPose) -> bool {
     let cam = &look.camera;
-    p.corners(look).iter().all(|c| match cam.project([c[0], c[1], 0.0]) {
-        Some(px) => {
-            px[0] > 8.0
-                && px[1] > 8.0
-                && px[0] < cam.width as f64 - 8.0
-                && px[1] < cam.height as f64 - 8.0
-        }
-        None => false,
-    })
+    p.corners(look)
+        .iter()
+        .all(|c| match cam.project([c[0], c[1], 0.0]) {
+            Some(px) => {
+                px[0] > 8.0
+                    && px[1] > 8.0
+                    && px[0] < cam.width as f64 - 8.0
+                    && px[1] < cam.height as f64 - 8.0
+            }
+            None => false,
+        })
 }
 
 /// A random throw on a look. `case` forces a hard case; `None` draws one (about
@@ -282,6 +288,7 @@ pub fn throw_scene(look: &Look, seed: u64, case: Option<HardCase>) -> (Scene, Th
         let mut sticks: Vec<StickPose> = Vec::new();
         let mut ok = true;
         // Index of the stick the hard case is about (placed last).
+        #[allow(clippy::needless_range_loop)]
         for i in 0..4 {
             let marked = i == marked_index;
             let special = i == 3 && case != HardCase::None;

@@ -13,7 +13,9 @@ pub enum FramePhase {
     /// Sticks flying, bouncing or settling.
     Moving,
     /// Every stick at rest; `first` marks the first still frame of a throw.
-    Still { first: bool },
+    Still {
+        first: bool,
+    },
     /// The hand is in view or sticks are being removed.
     Collecting,
 }
@@ -63,7 +65,11 @@ pub fn throw_sequence(
         t += dt;
     };
     for k in 0..throws {
-        let (fin, truth) = throw_scene(look, seed.wrapping_mul(31).wrapping_add(k as u64), Some(HardCase::None));
+        let (fin, truth) = throw_scene(
+            look,
+            seed.wrapping_mul(31).wrapping_add(k as u64),
+            Some(HardCase::None),
+        );
         truths.push(truth);
         for _ in 0..4 {
             push(&mut frames, vec![], None, FramePhase::Empty, k);

@@ -5,8 +5,8 @@
 
 use super::geometry::{Homography, Lens, MatMap};
 use opencv::core::{Mat, Point, Scalar, Size, Vector, BORDER_DEFAULT};
-use opencv::prelude::*;
 use opencv::imgproc;
+use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -73,11 +73,15 @@ pub enum CalibrateError {
     TooDark(f64),
     #[error("the mat is not wholly in view (it touches the {0} image edge): raise or move the camera so all of the mat shows with floor around it")]
     NotInView(&'static str),
-    #[error("the image is blurred (mat edge spread over {0:.1} px): focus the camera and hold it still")]
+    #[error(
+        "the image is blurred (mat edge spread over {0:.1} px): focus the camera and hold it still"
+    )]
     Blurred(f64),
     #[error("no mat found near the image centre: point the camera at the middle of an empty mat that differs from the floor")]
     NoMat,
-    #[error("the mat outline does not look like a {0}: check the --mat shape, or give the four corners")]
+    #[error(
+        "the mat outline does not look like a {0}: check the --mat shape, or give the four corners"
+    )]
     WrongShape(&'static str),
     #[error("image processing failed: {0}")]
     OpenCv(String),
@@ -121,9 +125,23 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     // Work small: the outline needs no more.
     let scale = (640.0 / w.max(h) as f64).min(1.0);
     let mut small = Mat::default();
-    imgproc::resize(empty, &mut small, Size::new(0, 0), scale, scale, imgproc::INTER_AREA)?;
+    imgproc::resize(
+        empty,
+        &mut small,
+        Size::new(0, 0),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )?;
     let mut blurred = Mat::default();
-    imgproc::gaussian_blur(&small, &mut blurred, Size::new(0, 0), 2.0, 0.0, BORDER_DEFAULT)?;
+    imgproc::gaussian_blur(
+        &small,
+        &mut blurred,
+        Size::new(0, 0),
+        2.0,
+        0.0,
+        BORDER_DEFAULT,
+    )?;
     let mut lab = Mat::default();
     imgproc::cvt_color_def(&blurred, &mut lab, imgproc::COLOR_BGR2Lab)?;
     let (sw, sh) = (lab.cols() as usize, lab.rows() as usize);
@@ -185,7 +203,13 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     for ratio in [1.0, 0.75, 0.55, 0.4, 0.28] {
         let mask: Vec<u8> = px
             .iter()
-            .map(|p| if d2(*p, mat_ref) < ratio * ratio * d2(*p, floor_ref) { 255 } else { 0 })
+            .map(|p| {
+                if d2(*p, mat_ref) < ratio * ratio * d2(*p, floor_ref) {
+                    255
+                } else {
+                    0
+                }
+            })
             .collect();
         let contour = match centre_blob(&mask, sw, sh)? {
             Some(c) => c,
@@ -224,7 +248,12 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     };
     let pts: Vec<[f64; 2]> = contour
         .iter()
-        .map(|p| [(p.x as f64 + 0.5) / scale - 0.5, (p.y as f64 + 0.5) / scale - 0.5])
+        .map(|p| {
+            [
+                (p.x as f64 + 0.5) / scale - 0.5,
+                (p.y as f64 + 0.5) / scale - 0.5,
+            ]
+        })
         .collect();
     let spread = edge_spread(empty, &pts)?;
     if spread > 4.5 {
@@ -253,7 +282,12 @@ fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>
     let mut m3 = Mat::default();
     imgproc::morphology_ex_def(&m2, &mut m3, imgproc::MORPH_CLOSE, &kernel)?;
     let mut contours = Vector::<Vector<Point>>::new();
-    imgproc::find_contours_def(&m3, &mut contours, imgproc::RETR_EXTERNAL, imgproc::CHAIN_APPROX_NONE)?;
+    imgproc::find_contours_def(
+        &m3,
+        &mut contours,
+        imgproc::RETR_EXTERNAL,
+        imgproc::CHAIN_APPROX_NONE,
+    )?;
     let centre = opencv::core::Point2f::new(sw as f32 / 2.0, sh as f32 / 2.0);
     let mut best: Option<(f64, Vector<Point>)> = None;
     for c in contours.iter() {
@@ -316,7 +350,10 @@ fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
             .iter()
             .map(|c| (c[0] - lo[0]) * u[0] + (c[1] - lo[1]) * u[1] + (c[2] - lo[2]) * u[2])
             .collect();
-        let g = p.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f64::max);
+        let g = p
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
         spreads.push(step_h / (g * (2.0 * std::f64::consts::PI).sqrt()));
     }
     if spreads.len() < 8 {
@@ -452,7 +489,9 @@ fn fit_square(
             (c, d)
         })
         .collect();
-    let mut quad_u: Vec<[f64; 2]> = (0..4).map(|i| intersect(lines[(i + 3) % 4], lines[i])).collect();
+    let mut quad_u: Vec<[f64; 2]> = (0..4)
+        .map(|i| intersect(lines[(i + 3) % 4], lines[i]))
+        .collect();
     // Order: image top-left, top-right, bottom-right, bottom-left.
     let cx = quad_u.iter().map(|p| p[0]).sum::<f64>() / 4.0;
     let cy = quad_u.iter().map(|p| p[1]).sum::<f64>() / 4.0;
@@ -500,7 +539,10 @@ fn fit_circle(
         let (c, s) = (th.cos(), th.sin());
         let mut res = 0.0;
         for p in u.iter() {
-            let (dx, dy) = (p.x as f64 - e.center.x as f64, p.y as f64 - e.center.y as f64);
+            let (dx, dy) = (
+                p.x as f64 - e.center.x as f64,
+                p.y as f64 - e.center.y as f64,
+            );
             let (x, y) = (dx * c + dy * s, -dx * s + dy * c);
             let r = ((x / a).powi(2) + (y / b).powi(2)).sqrt();
             res += (r - 1.0).powi(2);
@@ -510,9 +552,17 @@ fn fit_circle(
     // Radial distortion about the image centre keeps a centred circle round, so
     // the outline only shows the lens when the mat is off-centre: take a lens
     // term only when it clearly helps.
-    let cost = |k: f64| ellipse(Lens { k, ..lens0 }).map(|e| e.1).unwrap_or(f64::MAX);
+    let cost = |k: f64| {
+        ellipse(Lens { k, ..lens0 })
+            .map(|e| e.1)
+            .unwrap_or(f64::MAX)
+    };
     let k_best = best_k(cost);
-    let k = if cost(k_best) < 0.5 * cost(0.0) { k_best } else { 0.0 };
+    let k = if cost(k_best) < 0.5 * cost(0.0) {
+        k_best
+    } else {
+        0.0
+    };
     let lens = Lens { k, ..lens0 };
     let (e, res) = ellipse(lens)?;
     if res.sqrt() > 0.06 {

@@ -102,10 +102,17 @@ impl Classifier {
 }
 
 /// Train the forest on model inputs and labels (`CLASS_*`).
-pub fn train_forest(inputs: &[Vec<f32>], labels: &[i32], trees: i32, depth: i32) -> opencv::Result<Ptr<ml::RTrees>> {
+pub fn train_forest(
+    inputs: &[Vec<f32>],
+    labels: &[i32],
+    trees: i32,
+    depth: i32,
+) -> opencv::Result<Ptr<ml::RTrees>> {
     let rows: Vec<&[f32]> = inputs.iter().map(|v| v.as_slice()).collect();
     let samples = Mat::from_slice_2d(&rows)?;
-    let responses = Mat::from_slice(labels)?.reshape(1, labels.len() as i32)?.try_clone()?;
+    let responses = Mat::from_slice(labels)?
+        .reshape(1, labels.len() as i32)?
+        .try_clone()?;
     let mut m = ml::RTrees::create()?;
     m.set_max_depth(depth)?;
     m.set_min_sample_count(4)?;

@@ -68,8 +68,10 @@ pub fn patch(
     let sy = SPAN_W * nominal.1 / PW as f64;
     let d = s.dir;
     let n = [-d[1], d[0]];
-    let ox = s.center[0] - (PL as f64 / 2.0 - 0.5) * sx * d[0] - (PW as f64 / 2.0 - 0.5) * sy * n[0];
-    let oy = s.center[1] - (PL as f64 / 2.0 - 0.5) * sx * d[1] - (PW as f64 / 2.0 - 0.5) * sy * n[1];
+    let ox =
+        s.center[0] - (PL as f64 / 2.0 - 0.5) * sx * d[0] - (PW as f64 / 2.0 - 0.5) * sy * n[0];
+    let oy =
+        s.center[1] - (PL as f64 / 2.0 - 0.5) * sx * d[1] - (PW as f64 / 2.0 - 0.5) * sy * n[1];
     let m = Mat::from_slice_2d(&[[sx * d[0], sy * n[0], ox], [sx * d[1], sy * n[1], oy]])?;
     let f = warp(frame, &m, imgproc::INTER_LINEAR)?;
     let e = warp(empty, &m, imgproc::INTER_LINEAR)?;
@@ -143,7 +145,12 @@ pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] 
     let pm = mean(prof.iter().copied()).max(1.0);
     let np = prof.len();
     let stick_mean = pm;
-    let empty_mean = mean(rows.clone().flat_map(|j| (c0..c1).map(move |i| (i, j))).map(|(i, j)| p.empty[j * PL + i])).max(1.0);
+    let empty_mean = mean(
+        rows.clone()
+            .flat_map(|j| (c0..c1).map(move |i| (i, j)))
+            .map(|(i, j)| p.empty[j * PL + i]),
+    )
+    .max(1.0);
     let mut f = [0f32; N_FEATURES];
     // 0: brightness against the mat under it.
     f[0] = stick_mean / empty_mean;
@@ -179,14 +186,22 @@ pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] 
     let mids: Vec<usize> = (c0..c1).collect();
     f[7] = occ(&ends) / occ(&mids).max(1.0);
     // 8: brightness at the ends.
-    f[8] = mean(ends.iter().flat_map(|&i| rows.clone().map(move |j| (i, j))).map(|(i, j)| g(i, j))) / pm;
+    f[8] = mean(
+        ends.iter()
+            .flat_map(|&i| rows.clone().map(move |j| (i, j)))
+            .map(|(i, j)| g(i, j)),
+    ) / pm;
     // 9: edge crispness: steepest step at the long edges against the contrast.
     let contrast = (stick_mean - empty_mean).abs().max(4.0);
     let step = |j0: usize, j1: usize| mean((c0..c1).map(|i| (g(i, j1) - g(i, j0)).abs()));
     let top = rows.start;
     let bot = rows.end - 1;
-    let s_top = step(top - 2, top - 1).max(step(top - 1, top)).max(step(top, top + 1));
-    let s_bot = step(bot - 1, bot).max(step(bot, bot + 1)).max(step(bot + 1, bot + 2));
+    let s_top = step(top - 2, top - 1)
+        .max(step(top - 1, top))
+        .max(step(top, top + 1));
+    let s_bot = step(bot - 1, bot)
+        .max(step(bot, bot + 1))
+        .max(step(bot + 1, bot + 2));
     f[9] = (s_top + s_bot) / 2.0 / contrast;
     // 10, 11: colour against the mat's.
     f[10] = p.chroma[0] - p.chroma_empty[0];
@@ -202,7 +217,9 @@ pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] 
     f[12] = inner.iter().filter(|v| **v < 0.72 * med).count() as f32 / inner.len() as f32;
     f[13] = (med - sorted[sorted.len() / 100]) / med;
     // 14: variation along the stick (occlusion, shadows across it).
-    let along: Vec<f32> = (c0..c1).map(|i| mean(rows.clone().map(|j| g(i, j)))).collect();
+    let along: Vec<f32> = (c0..c1)
+        .map(|i| mean(rows.clone().map(|j| g(i, j))))
+        .collect();
     let am = mean(along.iter().copied()).max(1.0);
     f[14] = (along.iter().map(|v| (v - am).powi(2)).sum::<f32>() / along.len() as f32).sqrt() / am;
     // 15..19: the folded profile (symmetric part), five samples.

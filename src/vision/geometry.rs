@@ -40,6 +40,7 @@ impl Homography {
             a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
         }
         // Gaussian elimination with partial pivoting.
+        #[allow(clippy::needless_range_loop)]
         for col in 0..8 {
             let piv = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
             if a[piv][col].abs() < 1e-12 {
@@ -83,7 +84,10 @@ impl Lens {
     }
 
     pub fn undistort(&self, p: [f64; 2]) -> [f64; 2] {
-        let d = [(p[0] - self.center[0]) / self.radius, (p[1] - self.center[1]) / self.radius];
+        let d = [
+            (p[0] - self.center[0]) / self.radius,
+            (p[1] - self.center[1]) / self.radius,
+        ];
         let s = 1.0 + self.k * (d[0] * d[0] + d[1] * d[1]);
         [
             self.center[0] + d[0] * s * self.radius,
@@ -92,14 +96,20 @@ impl Lens {
     }
 
     pub fn distort(&self, p: [f64; 2]) -> [f64; 2] {
-        let u = [(p[0] - self.center[0]) / self.radius, (p[1] - self.center[1]) / self.radius];
+        let u = [
+            (p[0] - self.center[0]) / self.radius,
+            (p[1] - self.center[1]) / self.radius,
+        ];
         let (mut x, mut y) = (u[0], u[1]);
         for _ in 0..6 {
             let s = 1.0 + self.k * (x * x + y * y);
             x = u[0] / s;
             y = u[1] / s;
         }
-        [self.center[0] + x * self.radius, self.center[1] + y * self.radius]
+        [
+            self.center[0] + x * self.radius,
+            self.center[1] + y * self.radius,
+        ]
     }
 }
 

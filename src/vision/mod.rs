@@ -74,12 +74,18 @@ pub fn measure(
         (l * sc, w * sc)
     };
     let centre = cal.map.to_px([0.0, 0.0]);
-    let mask = bridge(&foreground(&to_lab(frame)?, reference)?, size_at(centre).1 * sc)?;
+    let mask = bridge(
+        &foreground(&to_lab(frame)?, reference)?,
+        size_at(centre).1 * sc,
+    )?;
     let found = find_sticks(&mask, &small_size, true)?;
     found
         .into_iter()
         .map(|mut s| {
-            s.center = [(s.center[0] + 0.5) / sc - 0.5, (s.center[1] + 0.5) / sc - 0.5];
+            s.center = [
+                (s.center[0] + 0.5) / sc - 0.5,
+                (s.center[1] + 0.5) / sc - 0.5,
+            ];
             s.length /= sc;
             s.width /= sc;
             let nominal = size_at(s.center);
@@ -97,7 +103,12 @@ pub fn measure(
 }
 
 impl Detector {
-    pub fn new(calibration: Calibration, taught: Taught, empty: Mat, classifier: Classifier) -> opencv::Result<Detector> {
+    pub fn new(
+        calibration: Calibration,
+        taught: Taught,
+        empty: Mat,
+        classifier: Classifier,
+    ) -> opencv::Result<Detector> {
         Ok(Detector {
             reference: Reference::new(&empty)?,
             calibration,
@@ -145,13 +156,22 @@ impl From<opencv::Error> for TeachError {
 
 /// Learn a stick set from three pictures: all flat faces up, all round faces
 /// up, only the marked stick flat face up (sticks in the same places).
-pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &Mat) -> Result<Taught, TeachError> {
+pub fn teach(
+    cal: &Calibration,
+    empty: &Mat,
+    front: &Mat,
+    back: &Mat,
+    marked: &Mat,
+) -> Result<Taught, TeachError> {
     let reference = Reference::new(empty)?;
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
         let centre = cal.map.to_px([0.0, 0.0]);
         let sc = work_scale(img.cols());
-        let mask = bridge(&foreground(&to_lab(img)?, &reference)?, 3.0 * cal.map.px_per_cm(centre) * sc)?;
+        let mask = bridge(
+            &foreground(&to_lab(img)?, &reference)?,
+            3.0 * cal.map.px_per_cm(centre) * sc,
+        )?;
         // Any blob of at least 20 cm² that is not absurdly big.
         let size_at = |p: [f64; 2]| {
             let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
@@ -159,7 +179,10 @@ pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &M
         };
         let mut f = find_sticks(&mask, &size_at, false)?;
         for s in &mut f {
-            s.center = [(s.center[0] + 0.5) / sc - 0.5, (s.center[1] + 0.5) / sc - 0.5];
+            s.center = [
+                (s.center[0] + 0.5) / sc - 0.5,
+                (s.center[1] + 0.5) / sc - 0.5,
+            ];
             s.length /= sc;
             s.width /= sc;
         }
@@ -205,7 +228,11 @@ pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &M
             .collect();
         let std: Vec<f32> = (0..N_APPEAR)
             .map(|i| {
-                (v.iter().map(|s| (s.features[i] - mean[i]).powi(2)).sum::<f32>() / v.len() as f32).sqrt()
+                (v.iter()
+                    .map(|s| (s.features[i] - mean[i]).powi(2))
+                    .sum::<f32>()
+                    / v.len() as f32)
+                    .sqrt()
             })
             .collect();
         (mean, std)
@@ -224,21 +251,41 @@ pub fn teach(cal: &Calibration, empty: &Mat, front: &Mat, back: &Mat, marked: &M
         mark_threshold: 0.0,
         mark_margin: 0.0,
     };
-    let frontness = |s: &Measured| -> f32 { provisional.normalise(&s.features[..N_APPEAR]).iter().map(|z| z.clamp(-2.0, 2.0)).sum() };
+    // The marked stick is the one that turned over between the back picture
+    // and the marked picture: the stick that changed most at the same place.
+    let z = |s: &Measured| provisional.normalise(&s.features[..N_APPEAR]);
+    let change = |s: &Measured| -> f32 {
+        let Some(before) = b.iter().min_by(|x, y| {
+            let d = |t: &Measured| {
+                (t.center_cm[0] - s.center_cm[0]).hypot(t.center_cm[1] - s.center_cm[1])
+            };
+            d(x).total_cmp(&d(y))
+        }) else {
+            return 0.0;
+        };
+        z(s).iter()
+            .zip(z(before))
+            .map(|(p, q)| (p.clamp(-3.0, 3.0) - q.clamp(-3.0, 3.0)).abs())
+            .sum()
+    };
     let marked_one = k
         .iter()
-        .max_by(|a, b| frontness(a).total_cmp(&frontness(b)))
+        .max_by(|a, b| change(a).total_cmp(&change(b)))
         .ok_or(TeachError::NoMark)?;
     let nearest = f
         .iter()
         .enumerate()
         .min_by(|a, b| {
-            let d = |s: &Measured| (s.center_cm[0] - marked_one.center_cm[0]).hypot(s.center_cm[1] - marked_one.center_cm[1]);
+            let d = |s: &Measured| {
+                (s.center_cm[0] - marked_one.center_cm[0])
+                    .hypot(s.center_cm[1] - marked_one.center_cm[1])
+            };
             d(a.1).total_cmp(&d(b.1))
         })
         .map(|(i, _)| i)
         .ok_or(TeachError::NoMark)?;
-    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0]).hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
+    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0])
+        .hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
     if moved > length_cm * 0.5 {
         return Err(TeachError::Moved);
     }

@@ -68,7 +68,8 @@ impl Profile {
         struct Version {
             version: u32,
         }
-        let v: Version = toml::from_str(text).map_err(|e| format!("not a station profile: {}", e.message()))?;
+        let v: Version =
+            toml::from_str(text).map_err(|e| format!("not a station profile: {}", e.message()))?;
         if v.version != PROFILE_VERSION {
             return Err(format!(
                 "profile version {} is not supported (expected {PROFILE_VERSION}): run calibrate and teach again",

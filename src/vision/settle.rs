@@ -141,12 +141,21 @@ pub fn small_grey(frame: &Mat) -> opencv::Result<Mat> {
 
 fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
     let (x, y) = (a.data_bytes()?, b.data_bytes()?);
-    let n = x.iter().zip(y).filter(|(p, q)| (**p as i32 - **q as i32).abs() > thr).count();
+    let n = x
+        .iter()
+        .zip(y)
+        .filter(|(p, q)| (**p as i32 - **q as i32).abs() > thr)
+        .count();
     Ok(n as f64 / x.len().max(1) as f64)
 }
 
 /// Motion against the previous small frame and presence against the empty mat.
-pub fn frame_stats(t_ms: u64, small: &Mat, prev: Option<&Mat>, empty_small: &Mat) -> opencv::Result<FrameStats> {
+pub fn frame_stats(
+    t_ms: u64,
+    small: &Mat,
+    prev: Option<&Mat>,
+    empty_small: &Mat,
+) -> opencv::Result<FrameStats> {
     let motion = match prev {
         Some(p) => changed(small, p, 6)?,
         None => 1.0,
@@ -163,7 +172,11 @@ mod tests {
     use super::*;
 
     fn f(t: u64, motion: f64, presence: f64) -> FrameStats {
-        FrameStats { t_ms: t, motion, presence }
+        FrameStats {
+            t_ms: t,
+            motion,
+            presence,
+        }
     }
 
     #[test]
@@ -173,7 +186,10 @@ mod tests {
         assert_eq!(tr.update(f(33, 0.05, 0.01)), Some(Event::ThrowStarted));
         assert_eq!(tr.update(f(66, 0.02, 0.01)), None);
         assert_eq!(tr.update(f(100, 0.0, 0.01)), None);
-        assert_eq!(tr.update(f(133, 0.0, 0.01)), Some(Event::Judge { first_still_ms: 66 }));
+        assert_eq!(
+            tr.update(f(133, 0.0, 0.01)),
+            Some(Event::Judge { first_still_ms: 66 })
+        );
         assert_eq!(tr.update(f(166, 0.0, 0.01)), None);
         assert_eq!(tr.update(f(200, 0.05, 0.02)), None);
         assert_eq!(tr.update(f(233, 0.0, 0.0)), Some(Event::Collected));

@@ -84,9 +84,17 @@ pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat>
     compare(&l16, &reference.floor, &mut dark, CMP_LT)?;
     // Colour change (shadows keep the colour): |Δa| + |Δb|.
     let mut da = Mat::default();
-    absdiff(&channel(frame_lab, 1)?, &channel(&reference.lab, 1)?, &mut da)?;
+    absdiff(
+        &channel(frame_lab, 1)?,
+        &channel(&reference.lab, 1)?,
+        &mut da,
+    )?;
     let mut db = Mat::default();
-    absdiff(&channel(frame_lab, 2)?, &channel(&reference.lab, 2)?, &mut db)?;
+    absdiff(
+        &channel(frame_lab, 2)?,
+        &channel(&reference.lab, 2)?,
+        &mut db,
+    )?;
     let mut dc = Mat::default();
     add_def(&da, &db, &mut dc)?;
     let mut colour = Mat::default();
@@ -157,7 +165,8 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
     let mut labels = Mat::default();
     let mut stats = Mat::default();
     let mut cents = Mat::default();
-    let n = imgproc::connected_components_with_stats_def(mask, &mut labels, &mut stats, &mut cents)?;
+    let n =
+        imgproc::connected_components_with_stats_def(mask, &mut labels, &mut stats, &mut cents)?;
     // Components big enough to matter.
     struct Comp {
         ids: Vec<i32>,
@@ -177,7 +186,12 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
         let centre = [*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?];
         let (l, wd) = size_at(centre);
         if area >= 0.12 * l * wd {
-            comps.push(Comp { ids: vec![i], area, rect, centre });
+            comps.push(Comp {
+                ids: vec![i],
+                area,
+                rect,
+                centre,
+            });
         }
     }
     let points_of = |c: &Comp| -> opencv::Result<Vector<Point>> {
@@ -226,7 +240,7 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
                         (ca_.centre[1] * ca_.area + cb_.centre[1] * cb_.area) / tot,
                     ];
                     ca_.area = tot;
-                    ca_.rect = ca_.rect | cb_.rect;
+                    ca_.rect |= cb_.rect;
                     ca_.ids.extend(cb_.ids);
                     merged = true;
                     break 'pairs;
@@ -275,7 +289,10 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
                 dir = [-dir[1], dir[0]];
             }
             out.push(Found {
-                center: [rr.center.x as f64 + x0 as f64, rr.center.y as f64 + y0 as f64],
+                center: [
+                    rr.center.x as f64 + x0 as f64,
+                    rr.center.y as f64 + y0 as f64,
+                ],
                 dir,
                 length: rl,
                 // Area over length: less swayed by a ragged edge than the box.
@@ -301,9 +318,12 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
     Ok(out)
 }
 
+/// A fitted stick in crop pixels: centre, unit direction, width.
+type Placed = ([f64; 2], [f64; 2], f64);
+
 /// Greedy rotated-template fit of up to `k` sticks (plus one more if much is left
 /// unexplained) to one blob. Returns centres, directions and widths (crop pixels).
-fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64; 2], [f64; 2], f64)>> {
+fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed>> {
     let (bw, bh) = (blob.cols(), blob.rows());
     let mut weight = Mat::default();
     blob.convert_to(&mut weight, CV_32F, 1.0 / 255.0, 0.0)?;
@@ -318,11 +338,23 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64;
     let place = |wmap: &Mat, sc: f64, ang: f64| -> opencv::Result<(f64, [f64; 2], [f64; 2], f64)> {
         let (mw, mh) = (wmap.cols(), wmap.rows());
         let dg = ((mw * mw + mh * mh) as f64).sqrt().ceil() as i32 + 2;
-        let mut rot = imgproc::get_rotation_matrix_2d(Point2f::new(mw as f32 / 2.0, mh as f32 / 2.0), ang, 1.0)?;
+        let mut rot = imgproc::get_rotation_matrix_2d(
+            Point2f::new(mw as f32 / 2.0, mh as f32 / 2.0),
+            ang,
+            1.0,
+        )?;
         *rot.at_2d_mut::<f64>(0, 2)? += (dg - mw) as f64 / 2.0;
         *rot.at_2d_mut::<f64>(1, 2)? += (dg - mh) as f64 / 2.0;
         let mut r = Mat::default();
-        imgproc::warp_affine(&wmap, &mut r, &rot, Size::new(dg, dg), imgproc::INTER_LINEAR, BORDER_CONSTANT, Scalar::all(0.0))?;
+        imgproc::warp_affine(
+            &wmap,
+            &mut r,
+            &rot,
+            Size::new(dg, dg),
+            imgproc::INTER_LINEAR,
+            BORDER_CONSTANT,
+            Scalar::all(0.0),
+        )?;
         // Reward covered foreground, penalise covered background.
         let mut centred = Mat::default();
         r.convert_to(&mut centred, CV_32F, 1.0, -0.5)?;
@@ -340,7 +372,14 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64;
             )?;
             let mut maxv = 0.0;
             let mut maxl = Point::default();
-            opencv::core::min_max_loc(&score, None, Some(&mut maxv), None, Some(&mut maxl), &opencv::core::no_array())?;
+            opencv::core::min_max_loc(
+                &score,
+                None,
+                Some(&mut maxv),
+                None,
+                Some(&mut maxl),
+                &opencv::core::no_array(),
+            )?;
             let maxv = maxv / (sc * sc);
             if maxv > best.0 {
                 let m = |r: i32, c: i32| -> opencv::Result<f64> { rot.at_2d::<f64>(r, c).copied() };
@@ -361,7 +400,14 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64;
     while out.len() < target && out.len() < 6 {
         // Coarse at half size every 6°, then fine at full size around the best.
         let mut half = Mat::default();
-        imgproc::resize(&weight, &mut half, Size::new(0, 0), 0.5, 0.5, imgproc::INTER_AREA)?;
+        imgproc::resize(
+            &weight,
+            &mut half,
+            Size::new(0, 0),
+            0.5,
+            0.5,
+            imgproc::INTER_AREA,
+        )?;
         let mut coarse = (f64::MIN, 0.0);
         for step in 0..30 {
             let ang = step as f64 * 6.0;
@@ -415,7 +461,7 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<([f64;
 
 /// How well a set of sticks explains a blob: foreground covered, less half of
 /// each background pixel covered and half of each doubly covered one.
-fn explain(fg: &[u8], bw: usize, bh: usize, rects: &[([f64; 2], [f64; 2], f64)], l: f64) -> f64 {
+fn explain(fg: &[u8], bw: usize, bh: usize, rects: &[Placed], l: f64) -> f64 {
     // Bounding box of all rectangles, to skip most of the crop.
     let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
     for (c, _, _) in rects {
@@ -453,7 +499,7 @@ fn explain(fg: &[u8], bw: usize, bh: usize, rects: &[([f64; 2], [f64; 2], f64)],
 
 /// Local search on the greedy fit: shift, turn and narrow each stick while
 /// that explains the blob better (undoes fits that straddle two sticks).
-fn refine(blob: &Mat, rects: &mut [([f64; 2], [f64; 2], f64)], l: f64, wd: f64) -> opencv::Result<()> {
+fn refine(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<()> {
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
     let fg = blob.data_bytes()?.to_vec();
     let mut best = explain(&fg, bw, bh, rects, l);

@@ -71,7 +71,12 @@ pub const FACE_CALL: f64 = 0.8;
 const LINE_MARGIN_CM: f64 = 1.0;
 
 /// Judge measured sticks with their face probabilities.
-pub fn judge(cal: &Calibration, taught: &Taught, sticks: &[Measured], probs: &[FaceProbs]) -> Verdict {
+pub fn judge(
+    cal: &Calibration,
+    taught: &Taught,
+    sticks: &[Measured],
+    probs: &[FaceProbs],
+) -> Verdict {
     let mut reasons = Vec::new();
     if sticks.len() != 4 {
         reasons.push(Reason::StickCount);
@@ -126,7 +131,11 @@ pub fn judge(cal: &Calibration, taught: &Taught, sticks: &[Measured], probs: &[F
         if p.front > p.back {
             front_up.push((i, mark_score(&s.features) as f64));
         }
-        let c = if placement == Placement::OffMat { pconf } else { best * pconf };
+        let c = if placement == Placement::OffMat {
+            pconf
+        } else {
+            best * pconf
+        };
         conf *= c;
         readings.push(StickReading {
             center_px: s.found.center,
