@@ -203,7 +203,7 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
     for (still, expect_calls, expect_warnings) in [(10usize, 2usize, 0usize), (1, 0, 2)] {
         let seq = sim::throw_sequence(&look, 9, 2, 30, still);
         let mut tr = Tracker::new(settle::Config::default());
-        let mut prev: Option<Mat> = None;
+        let mut prev: Option<settle::Small> = None;
         let (mut calls, mut warnings) = (0, 0);
         for f in &seq.frames {
             let img = sim::render(&look, &f.scene).to_bgr_mat().unwrap();

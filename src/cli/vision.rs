@@ -107,6 +107,9 @@ pub struct WatchArgs {
     model: PathBuf,
     #[arg(long)]
     json: bool,
+    /// Print each frame's motion and presence (tuning).
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(Args)]
@@ -541,7 +544,7 @@ fn run_watch(a: WatchArgs) -> Result<()> {
     frames.sort();
     let empty_small = settle::small_grey(&det.empty)?;
     let mut tracker = Tracker::new(settle::Config::default());
-    let mut prev: Option<Mat> = None;
+    let mut prev: Option<settle::Small> = None;
     let dt = 1000 / a.fps.max(1);
     for (i, path) in frames.iter().enumerate() {
         let t_ms = i as u64 * dt;
@@ -549,6 +552,14 @@ fn run_watch(a: WatchArgs) -> Result<()> {
         let small = settle::small_grey(&img)?;
         let stats = settle::frame_stats(t_ms, &small, prev.as_ref(), &empty_small)?;
         prev = Some(small);
+        if a.verbose {
+            eprintln!(
+                "{t_ms} ms: motion {:.5} presence {:.5} state {:?}",
+                stats.motion,
+                stats.presence,
+                tracker.state()
+            );
+        }
         match tracker.update(stats) {
             Some(Event::Judge { first_still_ms }) => {
                 let t = Instant::now();
@@ -772,7 +783,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             let seq = sim::throw_sequence(&st.look, seed, 2, 30, 12);
             let empty_small = settle::small_grey(&st.det.empty)?;
             let mut tracker = Tracker::new(settle::Config::default());
-            let mut prev: Option<Mat> = None;
+            let mut prev: Option<settle::Small> = None;
             watch_calls.1 += seq.throws.len();
             for fr in &seq.frames {
                 let img = to_mat(&sim::render(&st.look, &fr.scene))?;

@@ -52,8 +52,8 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             still_motion: 0.0005,
-            present: 0.0015,
-            absent: 0.0006,
+            present: 0.0008,
+            absent: 0.0003,
             settle_ms: 60,
         }
     }
@@ -125,18 +125,26 @@ impl Tracker {
     }
 }
 
-/// The small grey picture the tracker compares: at most 320 pixels wide and
-/// smoothed, so sensor noise averages out while a stick moving a centimetre
-/// still shows.
-pub fn small_grey(frame: &Mat) -> opencv::Result<Mat> {
-    let mut g = Mat::default();
-    imgproc::cvt_color_def(frame, &mut g, imgproc::COLOR_BGR2GRAY)?;
+/// A frame reduced for the tracker: at most 320 pixels wide, so sensor noise
+/// averages out while a stick moving a centimetre still shows.
+pub struct Small {
+    /// Smoothed grey, for motion.
+    pub grey: Mat,
+    /// Colour, for presence (what differs from the empty mat, as the stick
+    /// finder sees it: colour changes count, shadows do not).
+    pub bgr: Mat,
+}
+
+/// Reduce a BGR frame for the tracker.
+pub fn small_grey(frame: &Mat) -> opencv::Result<Small> {
     let f = (320.0 / frame.cols().max(1) as f64).min(1.0);
-    let mut r = Mat::default();
-    imgproc::resize(&g, &mut r, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
-    let mut s = Mat::default();
-    imgproc::blur_def(&r, &mut s, Size::new(5, 5))?;
-    Ok(s)
+    let mut bgr = Mat::default();
+    imgproc::resize(frame, &mut bgr, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
+    let mut g = Mat::default();
+    imgproc::cvt_color_def(&bgr, &mut g, imgproc::COLOR_BGR2GRAY)?;
+    let mut grey = Mat::default();
+    imgproc::blur_def(&g, &mut grey, Size::new(5, 5))?;
+    Ok(Small { grey, bgr })
 }
 
 fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
@@ -152,18 +160,22 @@ fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
 /// Motion against the previous small frame and presence against the empty mat.
 pub fn frame_stats(
     t_ms: u64,
-    small: &Mat,
-    prev: Option<&Mat>,
-    empty_small: &Mat,
+    small: &Small,
+    prev: Option<&Small>,
+    empty: &Small,
 ) -> opencv::Result<FrameStats> {
     let motion = match prev {
-        Some(p) => changed(small, p, 6)?,
+        Some(p) => changed(&small.grey, &p.grey, 6)?,
         None => 1.0,
     };
+    let reference = super::sticks::Reference::new(&empty.bgr)?;
+    let fg = super::sticks::foreground(&super::sticks::to_lab(&small.bgr)?, &reference)?;
+    let presence =
+        opencv::core::count_non_zero(&fg)? as f64 / (fg.rows() * fg.cols()).max(1) as f64;
     Ok(FrameStats {
         t_ms,
         motion,
-        presence: changed(small, empty_small, 10)?,
+        presence,
     })
 }
 
