@@ -802,7 +802,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                     if let Some(first) = seq.frames.iter().find(|f| {
                         f.throw == fr.throw && f.phase == sim::FramePhase::Still { first: true }
                     }) {
-                        latencies.push((fr.t_ms - first.t_ms) as f64 + ms);
+                        latencies.push(fr.t_ms as f64 - first.t_ms as f64 + ms);
                     }
                 }
             }
@@ -972,8 +972,11 @@ fn run_train(a: TrainArgs) -> Result<()> {
             }
         };
         for k in 0..a.throws_per_look {
+            // Every other throw a chosen hard case, so the rare "neither"
+            // sticks (on edge, leaning) are well represented.
+            let case = (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()]);
             let (scene, truth) =
-                sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), None);
+                sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), case);
             let img = to_mat(&sim::render(&st.look, &scene))?;
             let d = &st.det;
             let m = vision::measure(

@@ -118,6 +118,10 @@ pub fn train_forest(
     m.set_min_sample_count(4)?;
     m.set_calculate_var_importance(false)?;
     m.set_active_var_count(0)?;
+    // A stick on its edge or leaning is rare but must not be read as a face:
+    // weigh that class up.
+    let priors = Mat::from_slice(&[1.0f32, 1.0, 4.0])?.try_clone()?;
+    m.set_priors(&priors)?;
     m.set_term_criteria(TermCriteria::new(
         opencv::core::TermCriteria_COUNT,
         trees,

@@ -165,7 +165,7 @@ pub fn frame_stats(
     empty: &Small,
 ) -> opencv::Result<FrameStats> {
     let motion = match prev {
-        Some(p) => changed(&small.grey, &p.grey, 6)?,
+        Some(p) => changed(&small.grey, &p.grey, 4)?,
         None => 1.0,
     };
     let reference = super::sticks::Reference::new(&empty.bgr)?;
