@@ -176,6 +176,8 @@ pub struct SimulateArgs {
 }
 
 pub fn run(cmd: VisionCommand) -> Result<()> {
+    // The timing floors are for one core: keep OpenCV to one thread.
+    opencv::core::set_num_threads(1)?;
     match cmd {
         VisionCommand::Calibrate(a) => run_calibrate(a),
         VisionCommand::Teach(a) => run_teach(a),
