@@ -116,7 +116,11 @@ pub fn judge(
             reasons.push(Reason::OnLine);
         }
         let best = p.front.max(p.back);
-        let call = if s.found.shared { FACE_CALL_SHARED } else { FACE_CALL };
+        let call = if s.found.shared {
+            FACE_CALL_SHARED
+        } else {
+            FACE_CALL
+        };
         let face = if p.neither >= NEITHER_MAX || best < call {
             Face::Unsure
         } else if p.front > p.back {
