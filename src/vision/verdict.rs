@@ -92,6 +92,8 @@ pub fn judge(
     let mut conf = 1.0f64;
     let mut front_up: Vec<(usize, f64)> = Vec::new();
     let mut any_off = false;
+    // For the best guess: a centre outside the edge, even within the margin.
+    let mut off_guess = false;
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
@@ -113,6 +115,9 @@ pub fn judge(
         };
         if placement == Placement::OffMat {
             any_off = true;
+        }
+        if inside < 0.0 {
+            off_guess = true;
         }
         if placement == Placement::OnLine {
             reasons.push(Reason::OnLine);
@@ -179,7 +184,7 @@ pub fn judge(
             }
         }
     }
-    let best_guess = if any_off {
+    let best_guess = if any_off || off_guess {
         ThrowResult::Nak
     } else {
         ThrowResult::from_sticks(front_up.len().min(4) as u8, marked_up).unwrap_or(ThrowResult::Nak)
