@@ -8,3 +8,5 @@ pub mod journal;
 pub mod referee;
 pub mod rules;
 pub mod sensor;
+pub mod sim;
+pub mod vision;

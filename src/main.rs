@@ -33,6 +33,9 @@ enum Command {
     /// Throw-height sensor: live readings and link health for set-up.
     #[command(subcommand)]
     Sensor(cli::sensor::SensorCommand),
+    /// Vision: calibrate, teach, detect, watch, eval, train, simulate.
+    #[command(flatten)]
+    Vision(cli::vision::VisionCommand),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Gostop(command) => cli::gostop::run(command),
         Command::Journal(command) => cli::journal::run(command),
         Command::Sensor(command) => cli::sensor::run(command),
+        Command::Vision(command) => cli::vision::run(command),
     };
     cli::finish(outcome)
 }

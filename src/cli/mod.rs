@@ -5,6 +5,7 @@ pub mod demo;
 pub mod game;
 pub mod gostop;
 pub mod journal;
+pub mod vision;
 
 use std::process::ExitCode;
 

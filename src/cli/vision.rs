@@ -1,0 +1,1128 @@
+//! The vision commands: calibrate, teach, detect, watch, eval, train, simulate.
+//! A thin shell: it reads and writes files, keeps time, and calls `vision` and
+//! `sim`, where every algorithm lives.
+
+use crate::cli::InputError;
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use opencv::core::{Mat, Point, Scalar, Vector};
+use opencv::prelude::*;
+use opencv::{imgcodecs, imgproc};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use yutstation::rules::yut::ThrowResult;
+use yutstation::sim::{self, Look, TruthFace, TruthPlacement, HELD_OUT_LOOK_BASE};
+use yutstation::vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
+use yutstation::vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
+use yutstation::vision::geometry::{Homography, Lens, MatMap};
+use yutstation::vision::profile::{Profile, PROFILE_VERSION};
+use yutstation::vision::settle::{self, Event, Tracker};
+use yutstation::vision::{self, Detector, Verdict};
+
+/// The default appearance model, relative to the working directory.
+pub const DEFAULT_MODEL: &str = "models/stick-appearance.yml";
+
+#[derive(Subcommand)]
+pub enum VisionCommand {
+    /// Find the mat in a picture of the empty mat and write a station profile.
+    Calibrate(CalibrateArgs),
+    /// Learn a stick set from three pictures and store it in the profile.
+    Teach(TeachArgs),
+    /// Judge still pictures of throws: one JSON object per line per image.
+    Detect(DetectArgs),
+    /// Follow a stream of frames (an image folder), calling each throw once.
+    Watch(WatchArgs),
+    /// Measure the vision on generated throws in held-out looks (or a photo set).
+    Eval(EvalArgs),
+    /// Train the default stick appearance model on generated throws.
+    Train(TrainArgs),
+    /// Write generated pictures (empty mat, teach pictures, throws, truth).
+    Simulate(SimulateArgs),
+}
+
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// Picture of the empty mat.
+    #[arg(long)]
+    image: PathBuf,
+    /// The mat: circle:DIAMETER_CM or square:SIDE_CM.
+    #[arg(long)]
+    mat: String,
+    /// Profile to write (TOML); the empty picture is stored beside it.
+    #[arg(long)]
+    out: PathBuf,
+    /// Fallback: the mat's four corners in pixels, clockwise from the top-left
+    /// (square), or its rim's top, right, bottom and left points (circle):
+    /// x1,y1,x2,y2,x3,y3,x4,y4.
+    #[arg(long)]
+    corners: Option<String>,
+}
+
+#[derive(Args)]
+pub struct TeachArgs {
+    #[arg(long)]
+    profile: PathBuf,
+    /// All four sticks flat face up.
+    #[arg(long)]
+    front: PathBuf,
+    /// All four sticks round face up, in the same places.
+    #[arg(long)]
+    back: PathBuf,
+    /// Only the marked stick flat face up.
+    #[arg(long)]
+    marked: PathBuf,
+}
+
+#[derive(Args)]
+pub struct DetectArgs {
+    #[arg(long)]
+    profile: PathBuf,
+    /// Pictures to judge.
+    #[arg(required = true)]
+    images: Vec<PathBuf>,
+    /// One JSON object per line (the default prints a short line per image).
+    #[arg(long)]
+    json: bool,
+    /// Write evidence pictures (outlines and readings) into this folder.
+    #[arg(long)]
+    annotate: Option<PathBuf>,
+    /// The appearance model.
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: PathBuf,
+}
+
+#[derive(Args)]
+pub struct WatchArgs {
+    #[arg(long)]
+    profile: PathBuf,
+    /// A folder of frames (sorted by name). Video files and live cameras are not
+    /// supported in this build.
+    source: PathBuf,
+    /// Frame rate of the folder's frames.
+    #[arg(long, default_value_t = 30)]
+    fps: u64,
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: PathBuf,
+    #[arg(long)]
+    json: bool,
+    /// Print each frame's motion and presence (tuning).
+    #[arg(long)]
+    verbose: bool,
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Generated throws in all.
+    #[arg(long, default_value_t = 500)]
+    throws: usize,
+    /// Held-out looks to spread them over.
+    #[arg(long, default_value_t = 5)]
+    looks: usize,
+    /// First held-out look (offset from the held-out base).
+    #[arg(long, default_value_t = 0)]
+    look_offset: u64,
+    #[arg(long, default_value_t = 1280)]
+    width: u32,
+    #[arg(long, default_value_t = 720)]
+    height: u32,
+    /// Throw sequences to run through the settle tracker (watch latency).
+    #[arg(long, default_value_t = 4)]
+    sequences: usize,
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: PathBuf,
+    /// Evaluate on a photo set laid out like shared/data/photoreal-dev instead.
+    #[arg(long)]
+    photoreal: Option<PathBuf>,
+    /// Print every wrong or undecided throw.
+    #[arg(long)]
+    verbose: bool,
+}
+
+#[derive(Args)]
+pub struct TrainArgs {
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    out: PathBuf,
+    /// Training looks (seeds below the held-out range).
+    #[arg(long, default_value_t = 60)]
+    looks: usize,
+    #[arg(long, default_value_t = 24)]
+    throws_per_look: usize,
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    #[arg(long, default_value_t = 540)]
+    height: u32,
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    /// Look seed (held-out looks start at 1000000).
+    #[arg(long, default_value_t = HELD_OUT_LOOK_BASE)]
+    look: u64,
+    #[arg(long, default_value_t = 8)]
+    throws: usize,
+    /// Also write a frame sequence of this many throws into OUT/sequence.
+    #[arg(long, default_value_t = 0)]
+    sequence: usize,
+    #[arg(long, default_value_t = 1280)]
+    width: u32,
+    #[arg(long, default_value_t = 720)]
+    height: u32,
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn run(cmd: VisionCommand) -> Result<()> {
+    // The timing floors are for one core: keep OpenCV to one thread.
+    opencv::core::set_num_threads(1)?;
+    match cmd {
+        VisionCommand::Calibrate(a) => run_calibrate(a),
+        VisionCommand::Teach(a) => run_teach(a),
+        VisionCommand::Detect(a) => run_detect(a),
+        VisionCommand::Watch(a) => run_watch(a),
+        VisionCommand::Eval(a) => run_eval(a),
+        VisionCommand::Train(a) => run_train(a),
+        VisionCommand::Simulate(a) => run_simulate(a),
+    }
+}
+
+fn read_image(path: &Path) -> Result<Mat> {
+    let m = imgcodecs::imread(&path.to_string_lossy(), imgcodecs::IMREAD_COLOR)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if m.empty() {
+        return Err(InputError(format!(
+            "cannot read image {}: missing or not a picture",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(m)
+}
+
+fn write_image(path: &Path, m: &Mat) -> Result<()> {
+    let ok = imgcodecs::imwrite(&path.to_string_lossy(), m, &Vector::new())?;
+    anyhow::ensure!(ok, "could not write {}", path.display());
+    Ok(())
+}
+
+fn empty_path(profile: &Path) -> PathBuf {
+    let stem = profile
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "profile".into());
+    profile.with_file_name(format!("{stem}.empty.png"))
+}
+
+fn load_profile(path: &Path) -> Result<(Profile, Mat)> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        InputError(format!(
+            "cannot read profile {}: {e} (run calibrate first)",
+            path.display()
+        ))
+    })?;
+    let profile =
+        Profile::from_toml(&text).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+    let empty = read_image(&path.with_file_name(&profile.empty_image))?;
+    Ok((profile, empty))
+}
+
+fn load_classifier(model: &Path) -> Result<Classifier> {
+    if !model.exists() {
+        eprintln!(
+            "yutstation: no appearance model at {}: using the taught-faces rule (less accurate; run from the repository root or pass --model)",
+            model.display()
+        );
+        return Ok(Classifier::Taught);
+    }
+    Classifier::load(&model.to_string_lossy()).map_err(|e| {
+        InputError(format!(
+            "appearance model {}: {}",
+            model.display(),
+            e.message
+        ))
+        .into()
+    })
+}
+
+fn detector(profile: &Path, model: &Path) -> Result<Detector> {
+    let (p, empty) = load_profile(profile)?;
+    let taught = p.sticks.ok_or_else(|| {
+        InputError(format!(
+            "profile {} has no stick set: run teach first",
+            profile.display()
+        ))
+    })?;
+    let classifier = load_classifier(model)?;
+    Ok(Detector::new(p.calibration, taught, empty, classifier)?)
+}
+
+fn parse_corners(s: &str, spec: &MatSpec, w: u32, h: u32) -> Result<Calibration> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            InputError(format!(
+                "--corners `{s}`: expected eight numbers x1,y1,...,x4,y4"
+            ))
+        })?;
+    if v.len() != 8 {
+        return Err(InputError(format!(
+            "--corners `{s}`: expected eight numbers, got {}",
+            v.len()
+        ))
+        .into());
+    }
+    let src: [[f64; 2]; 4] = std::array::from_fn(|i| [v[2 * i], v[2 * i + 1]]);
+    let hs = spec.size_cm / 2.0;
+    let dst = match spec.shape {
+        Shape::Square => [[-hs, hs], [hs, hs], [hs, -hs], [-hs, -hs]],
+        Shape::Circle => [[0.0, hs], [hs, 0.0], [0.0, -hs], [-hs, 0.0]],
+    };
+    let hm = Homography::from_points(&src, &dst)
+        .ok_or_else(|| InputError("--corners: three of the points lie on one line".into()))?;
+    let map = MatMap {
+        lens: Lens::none(w, h),
+        h: hm,
+    };
+    let outline = (0..64)
+        .map(|i| {
+            let t = i as f64 / 64.0 * std::f64::consts::TAU;
+            let p = match spec.shape {
+                Shape::Circle => [hs * t.cos(), hs * t.sin()],
+                Shape::Square => {
+                    let c = t.cos() / t.cos().abs().max(t.sin().abs());
+                    let s2 = t.sin() / t.cos().abs().max(t.sin().abs());
+                    [hs * c, hs * s2]
+                }
+            };
+            map.to_px(p)
+        })
+        .collect();
+    Ok(Calibration {
+        mat: *spec,
+        width: w,
+        height: h,
+        map,
+        outline_px: outline,
+    })
+}
+
+fn run_calibrate(a: CalibrateArgs) -> Result<()> {
+    let spec: MatSpec = a.mat.parse().map_err(InputError)?;
+    let img = read_image(&a.image)?;
+    let cal = match &a.corners {
+        Some(c) => {
+            if spec.size_cm < 150.0 {
+                return Err(InputError(format!(
+                    "the mat is {} cm: the rules need at least 150 cm (use a bigger mat)",
+                    spec.size_cm
+                ))
+                .into());
+            }
+            parse_corners(c, &spec, img.cols() as u32, img.rows() as u32)?
+        }
+        None => {
+            calibrate(&img, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?
+        }
+    };
+    let empty = empty_path(&a.out);
+    write_image(&empty, &img)?;
+    let profile = Profile {
+        version: PROFILE_VERSION,
+        empty_image: empty
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        calibration: cal,
+        sticks: None,
+    };
+    std::fs::write(&a.out, profile.to_toml())
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    let c = profile.calibration;
+    println!(
+        "calibrated: {} mat, {:.1} px/cm at the centre, lens k {:.3}; profile {}",
+        c.mat,
+        c.map.px_per_cm(c.map.to_px([0.0, 0.0])),
+        c.map.lens.k,
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn run_teach(a: TeachArgs) -> Result<()> {
+    let (mut profile, empty) = load_profile(&a.profile)?;
+    let (f, b, m) = (
+        read_image(&a.front)?,
+        read_image(&a.back)?,
+        read_image(&a.marked)?,
+    );
+    let taught = vision::teach(&profile.calibration, &empty, &f, &b, &m)
+        .map_err(|e| InputError(format!("teaching refused: {e}")))?;
+    println!(
+        "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3})",
+        taught.length_cm, taught.width_cm, taught.mark_threshold, taught.mark_margin
+    );
+    profile.sticks = Some(taught);
+    std::fs::write(&a.profile, profile.to_toml())
+        .with_context(|| format!("writing {}", a.profile.display()))?;
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct DetectLine<'a> {
+    image: String,
+    result: String,
+    best_guess: ThrowResult,
+    confidence: f64,
+    reasons: &'a [vision::Reason],
+    ms: f64,
+    sticks: &'a [vision::StickReading],
+}
+
+fn result_id(v: &Verdict) -> String {
+    v.result
+        .map(|r| r.id().to_string())
+        .unwrap_or_else(|| "undecided".into())
+}
+
+fn run_detect(a: DetectArgs) -> Result<()> {
+    let det = detector(&a.profile, &a.model)?;
+    if let Some(dir) = &a.annotate {
+        std::fs::create_dir_all(dir)?;
+    }
+    for path in &a.images {
+        let img = read_image(path)?;
+        if img.cols() as u32 != det.calibration.width || img.rows() as u32 != det.calibration.height
+        {
+            return Err(InputError(format!(
+                "{} is {}×{} but the profile was calibrated at {}×{}: use the same camera mode",
+                path.display(),
+                img.cols(),
+                img.rows(),
+                det.calibration.width,
+                det.calibration.height
+            ))
+            .into());
+        }
+        let t = Instant::now();
+        let v = det.detect(&img)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if a.json {
+            let line = DetectLine {
+                image: path.display().to_string(),
+                result: result_id(&v),
+                best_guess: v.best_guess,
+                confidence: v.confidence,
+                reasons: &v.reasons,
+                ms,
+                sticks: &v.sticks,
+            };
+            println!("{}", serde_json::to_string(&line)?);
+        } else {
+            println!(
+                "{}: {} (best guess {}, confidence {:.2}{}) {:.1} ms",
+                path.display(),
+                result_id(&v),
+                v.best_guess,
+                v.confidence,
+                if v.reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", serde_json::to_string(&v.reasons)?)
+                },
+                ms
+            );
+        }
+        if let Some(dir) = &a.annotate {
+            let out = annotate(&img, &det.calibration, &v)?;
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            write_image(&dir.join(format!("{name}.evidence.jpg")), &out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The evidence picture: mat outline, each stick's box and reading, the call.
+fn annotate(img: &Mat, cal: &Calibration, v: &Verdict) -> Result<Mat> {
+    let mut out = img.try_clone()?;
+    let outline = yutstation::vision::calibrate::outline_points(cal);
+    let mut polys = Vector::<Vector<Point>>::new();
+    polys.push(outline);
+    imgproc::polylines(
+        &mut out,
+        &polys,
+        true,
+        Scalar::new(255.0, 255.0, 0.0, 0.0),
+        2,
+        imgproc::LINE_AA,
+        0,
+    )?;
+    for s in &v.sticks {
+        let colour = match s.face {
+            vision::Face::Front => Scalar::new(0.0, 220.0, 0.0, 0.0),
+            vision::Face::Back => Scalar::new(255.0, 80.0, 0.0, 0.0),
+            vision::Face::Unsure => Scalar::new(0.0, 0.0, 255.0, 0.0),
+        };
+        let label = format!(
+            "{}{} {:.2}{}",
+            match s.face {
+                vision::Face::Front => "F",
+                vision::Face::Back => "B",
+                vision::Face::Unsure => "?",
+            },
+            if s.marked { "*" } else { "" },
+            s.confidence,
+            match s.placement {
+                vision::Placement::OnMat => "",
+                vision::Placement::OnLine => " line",
+                vision::Placement::OffMat => " off",
+            }
+        );
+        let c = Point::new(s.center_px[0] as i32, s.center_px[1] as i32);
+        imgproc::circle(&mut out, c, 4, colour, -1, imgproc::LINE_AA, 0)?;
+        let th = s.angle_deg.to_radians();
+        let d = Point::new((th.cos() * 40.0) as i32, (-th.sin() * 40.0) as i32);
+        imgproc::line(&mut out, c - d, c + d, colour, 2, imgproc::LINE_AA, 0)?;
+        imgproc::put_text(
+            &mut out,
+            &label,
+            c + Point::new(8, -8),
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            0.6,
+            colour,
+            2,
+            imgproc::LINE_AA,
+            false,
+        )?;
+    }
+    let head = format!(
+        "{} (best guess {}, {:.2})",
+        result_id(v),
+        v.best_guess,
+        v.confidence
+    );
+    imgproc::put_text(
+        &mut out,
+        &head,
+        Point::new(20, 40),
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        1.1,
+        Scalar::new(0.0, 255.0, 255.0, 0.0),
+        2,
+        imgproc::LINE_AA,
+        false,
+    )?;
+    Ok(out)
+}
+
+fn run_watch(a: WatchArgs) -> Result<()> {
+    let det = detector(&a.profile, &a.model)?;
+    if !a.source.is_dir() {
+        return Err(InputError(format!(
+            "{}: watch reads a folder of frames in this build (video files and cameras are not supported yet)",
+            a.source.display()
+        ))
+        .into());
+    }
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(&a.source)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension()
+                    .and_then(|e| e.to_str())
+                    .map(|e| e.to_ascii_lowercase())
+                    .as_deref(),
+                Some("png" | "jpg" | "jpeg")
+            )
+        })
+        .collect();
+    frames.sort();
+    let empty_small = settle::small_grey(&det.empty)?;
+    let mut tracker = Tracker::new(settle::Config::default());
+    let mut prev: Option<settle::Small> = None;
+    let dt = 1000 / a.fps.max(1);
+    for (i, path) in frames.iter().enumerate() {
+        let t_ms = i as u64 * dt;
+        let img = read_image(path)?;
+        let small = settle::small_grey(&img)?;
+        let stats = settle::frame_stats(t_ms, &small, prev.as_ref(), &empty_small)?;
+        prev = Some(small);
+        if a.verbose {
+            eprintln!(
+                "{t_ms} ms: motion {:.5} presence {:.5} state {:?}",
+                stats.motion,
+                stats.presence,
+                tracker.state()
+            );
+        }
+        match tracker.update(stats) {
+            Some(Event::Judge { first_still_ms }) => {
+                let t = Instant::now();
+                let v = det.detect(&img)?;
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                let latency = (t_ms - first_still_ms) as f64 + ms;
+                if a.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"frame": path.display().to_string(), "t_ms": t_ms, "result": result_id(&v),
+                            "best_guess": v.best_guess, "confidence": v.confidence, "reasons": v.reasons,
+                            "latency_ms": latency, "sticks": v.sticks})
+                    );
+                } else {
+                    println!(
+                        "{} ms: call {} (best guess {}, confidence {:.2}) {:.0} ms after the sticks stopped",
+                        t_ms,
+                        result_id(&v),
+                        v.best_guess,
+                        v.confidence,
+                        latency
+                    );
+                }
+            }
+            Some(Event::PickedUpBeforeCall) => {
+                eprintln!("{t_ms} ms: warning: sticks picked up before the call");
+            }
+            Some(Event::Collected) => println!("{t_ms} ms: collected"),
+            Some(Event::ThrowStarted) | None => {}
+        }
+    }
+    Ok(())
+}
+
+/// A line for the log that survives a hidden progress bar (not a terminal).
+fn say(bar: &ProgressBar, line: String) {
+    bar.suspend(|| eprintln!("{line}"));
+}
+
+fn to_mat(img: &sim::RgbImage) -> Result<Mat> {
+    Ok(img.to_bgr_mat()?)
+}
+
+/// A generated station: its look, calibration and taught detector.
+struct SimStation {
+    look: Look,
+    det: Detector,
+}
+
+fn sim_station(look: Look, classifier: Classifier) -> Result<SimStation, String> {
+    let empty_scene = sim::Scene {
+        sticks: vec![],
+        hand: None,
+        noise_seed: look.seed ^ 0xe,
+    };
+    let empty = to_mat(&sim::render(&look, &empty_scene)).map_err(|e| e.to_string())?;
+    let spec: MatSpec = look.mat_arg().parse()?;
+    let cal = calibrate(&empty, spec).map_err(|e| format!("calibrate: {e}"))?;
+    let teach = |w: &str| {
+        to_mat(&sim::render(&look, &sim::teach_scene(&look, w))).map_err(|e| e.to_string())
+    };
+    let taught = vision::teach(
+        &cal,
+        &empty,
+        &teach("front")?,
+        &teach("back")?,
+        &teach("marked")?,
+    )
+    .map_err(|e| format!("teach: {e}"))?;
+    let det = Detector::new(cal, taught, empty, classifier).map_err(|e| e.to_string())?;
+    Ok(SimStation { look, det })
+}
+
+#[derive(Default)]
+struct Tally {
+    clear: usize,
+    clear_right: usize,
+    clear_undecided: usize,
+    ambiguous: usize,
+    ambiguous_referred: usize,
+    silent: usize,
+    total: usize,
+    ms: Vec<f64>,
+}
+
+impl Tally {
+    fn add(&mut self, truth_result: ThrowResult, ambiguous: bool, v: &Verdict, ms: f64) -> bool {
+        self.total += 1;
+        self.ms.push(ms);
+        let mut ok = true;
+        if ambiguous {
+            self.ambiguous += 1;
+            if v.result.is_none() {
+                self.ambiguous_referred += 1;
+            } else {
+                ok = false;
+            }
+        } else {
+            self.clear += 1;
+            match v.result {
+                Some(r) if r == truth_result => self.clear_right += 1,
+                None => {
+                    self.clear_undecided += 1;
+                    ok = false;
+                }
+                _ => ok = false,
+            }
+        }
+        if let Some(r) = v.result {
+            if r != truth_result {
+                self.silent += 1;
+            }
+        }
+        ok
+    }
+
+    fn print(&self, title: &str) {
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                f64::NAN
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        let mut ms = self.ms.clone();
+        ms.sort_by(f64::total_cmp);
+        let q = |f: f64| {
+            ms.get(((ms.len() as f64 - 1.0) * f).round() as usize)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        println!("{title}");
+        println!(
+            "  unambiguous throws called right: {:.2}% ({}/{}; {} referred, {} wrong)",
+            pct(self.clear_right, self.clear),
+            self.clear_right,
+            self.clear,
+            self.clear_undecided,
+            self.clear - self.clear_right - self.clear_undecided
+        );
+        println!(
+            "  silent errors (confident and wrong): {:.2}% ({}/{})",
+            pct(self.silent, self.total),
+            self.silent,
+            self.total
+        );
+        println!(
+            "  ambiguous throws referred: {:.2}% ({}/{})",
+            pct(self.ambiguous_referred, self.ambiguous),
+            self.ambiguous_referred,
+            self.ambiguous
+        );
+        println!(
+            "  per-frame judge time: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            q(0.5),
+            q(0.95),
+            q(1.0)
+        );
+    }
+}
+
+fn run_eval(a: EvalArgs) -> Result<()> {
+    if let Some(dir) = &a.photoreal {
+        return eval_photoreal(dir, &a.model, a.verbose);
+    }
+    if a.looks == 0 || a.throws == 0 {
+        return Err(InputError("--looks and --throws must be at least 1".into()).into());
+    }
+    let bar = ProgressBar::new(a.throws as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta} {msg}",
+    )?);
+    let mut tally = Tally::default();
+    let mut failed_looks = Vec::new();
+    let mut latencies = Vec::new();
+    let mut watch_calls = (0usize, 0usize, 0usize); // calls, throws, calls while moving
+    let per_look = a.throws.div_ceil(a.looks);
+    let mut done = 0;
+    let mut look_i = 0u64;
+    let mut stations = 0;
+    while done < a.throws {
+        let seed = HELD_OUT_LOOK_BASE + a.look_offset + look_i;
+        look_i += 1;
+        if look_i > a.looks as u64 * 4 + 10 {
+            break;
+        }
+        let look = Look::random(seed, a.width, a.height);
+        let st = match sim_station(look, load_classifier(&a.model)?) {
+            Ok(s) => s,
+            Err(e) => {
+                say(&bar, format!("look {seed}: {e}"));
+                failed_looks.push(seed);
+                continue;
+            }
+        };
+        stations += 1;
+        for k in 0..per_look.min(a.throws - done) {
+            let (scene, truth) = sim::throw_scene(&st.look, k as u64 * 7919 + 13, None);
+            let img = to_mat(&sim::render(&st.look, &scene))?;
+            let t = Instant::now();
+            let v = st.det.detect(&img)?;
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            let ok = tally.add(truth.result, truth.ambiguous, &v, ms);
+            if !ok && a.verbose {
+                say(&bar, format!(
+                    "look {seed} throw {k} ({:?}): truth {} ambiguous {} → {} best {} reasons {:?} faces {:?} truth faces {:?}",
+                    truth.case,
+                    truth.result,
+                    truth.ambiguous,
+                    result_id(&v),
+                    v.best_guess,
+                    v.reasons,
+                    v.sticks.iter().map(|s| (s.face, (s.confidence * 100.0).round())).collect::<Vec<_>>(),
+                    truth.sticks.iter().map(|s| s.face).collect::<Vec<_>>()
+                ));
+            }
+            done += 1;
+            bar.inc(1);
+        }
+        if stations <= a.sequences {
+            let seq = sim::throw_sequence(&st.look, seed, 2, 30, 12);
+            let empty_small = settle::small_grey(&st.det.empty)?;
+            let mut tracker = Tracker::new(settle::Config::default());
+            let mut prev: Option<settle::Small> = None;
+            watch_calls.1 += seq.throws.len();
+            for fr in &seq.frames {
+                let img = to_mat(&sim::render(&st.look, &fr.scene))?;
+                let small = settle::small_grey(&img)?;
+                let stats = settle::frame_stats(fr.t_ms, &small, prev.as_ref(), &empty_small)?;
+                prev = Some(small);
+                if let Some(Event::Judge { .. }) = tracker.update(stats) {
+                    let t = Instant::now();
+                    let _ = st.det.detect(&img)?;
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    watch_calls.0 += 1;
+                    if !matches!(fr.phase, sim::FramePhase::Still { .. }) {
+                        watch_calls.2 += 1;
+                    }
+                    // Latency from the first frame where the sticks lay still.
+                    if let Some(first) = seq.frames.iter().find(|f| {
+                        f.throw == fr.throw && f.phase == sim::FramePhase::Still { first: true }
+                    }) {
+                        latencies.push(fr.t_ms as f64 - first.t_ms as f64 + ms);
+                    }
+                }
+            }
+        }
+    }
+    bar.finish();
+    tally.print(&format!(
+        "generated: {} throws in {} held-out looks at {}x{} (looks from {}; {} looks refused calibration/teaching)",
+        tally.total,
+        stations,
+        a.width,
+        a.height,
+        HELD_OUT_LOOK_BASE + a.look_offset,
+        failed_looks.len()
+    ));
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "  watch: {} calls for {} throws ({} while moving); latency after the sticks stop: median {:.0} ms, max {:.0} ms",
+        watch_calls.0,
+        watch_calls.1,
+        watch_calls.2,
+        latencies.get(latencies.len() / 2).copied().unwrap_or(f64::NAN),
+        latencies.last().copied().unwrap_or(f64::NAN)
+    );
+    Ok(())
+}
+
+#[derive(serde::Deserialize)]
+struct PhotoTruth {
+    image: String,
+    result: ThrowResult,
+    ambiguous: bool,
+    sticks: Vec<PhotoStick>,
+}
+
+#[derive(serde::Deserialize)]
+struct PhotoStick {
+    face: String,
+    #[allow(dead_code)]
+    marked: bool,
+    center_px: [f64; 2],
+}
+
+#[derive(serde::Deserialize)]
+struct MatJson {
+    shape: String,
+    size_cm: f64,
+}
+
+fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
+    let mat: MatJson = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("mat.json"))
+            .map_err(|e| InputError(format!("{}: {e}", dir.join("mat.json").display())))?,
+    )?;
+    let spec: MatSpec = format!("{}:{}", mat.shape, mat.size_cm)
+        .parse()
+        .map_err(InputError)?;
+    let find = |stem: &str| -> PathBuf {
+        let jpg = dir.join(format!("{stem}.jpg"));
+        if jpg.exists() {
+            jpg
+        } else {
+            dir.join(format!("{stem}.png"))
+        }
+    };
+    let empty = read_image(&find("empty"))?;
+    let cal =
+        calibrate(&empty, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?;
+    let img = |n: &str| read_image(&find(n));
+    let taught = vision::teach(
+        &cal,
+        &empty,
+        &img("teach_front")?,
+        &img("teach_back")?,
+        &img("teach_marked")?,
+    )
+    .map_err(|e| InputError(format!("teaching refused: {e}")))?;
+    println!(
+        "photoreal: calibrated (lens k {:.3}), taught sticks {:.1} × {:.1} cm",
+        cal.map.lens.k, taught.length_cm, taught.width_cm
+    );
+    let det = Detector::new(cal, taught, empty, load_classifier(model)?)?;
+    let truth_text = std::fs::read_to_string(dir.join("truth.jsonl"))?;
+    let mut tally = Tally::default();
+    let (mut faces_right, mut faces_total, mut found_total) = (0, 0, 0);
+    let bar = ProgressBar::new(truth_text.lines().count() as u64);
+    for line in truth_text.lines().filter(|l| !l.trim().is_empty()) {
+        let t: PhotoTruth = serde_json::from_str(line)?;
+        let frame = read_image(&dir.join(&t.image))?;
+        let start = Instant::now();
+        let v = det.detect(&frame)?;
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let ok = tally.add(t.result, t.ambiguous, &v, ms);
+        // Per-stick faces, matched by nearest centre.
+        for ts in &t.sticks {
+            if ts.face == "ambiguous" {
+                continue;
+            }
+            faces_total += 1;
+            if let Some(s) = v.sticks.iter().min_by(|a, b| {
+                let d = |s: &vision::StickReading| {
+                    (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1])
+                };
+                d(a).total_cmp(&d(b))
+            }) {
+                if (s.center_px[0] - ts.center_px[0]).hypot(s.center_px[1] - ts.center_px[1]) < 30.0
+                {
+                    found_total += 1;
+                    let f = match s.face {
+                        vision::Face::Front => "front",
+                        vision::Face::Back => "back",
+                        vision::Face::Unsure => "unsure",
+                    };
+                    if f == ts.face {
+                        faces_right += 1;
+                    }
+                }
+            }
+        }
+        if verbose && !ok {
+            say(
+                &bar,
+                format!(
+                    "{}: truth {} (ambiguous {}) → {} best {} reasons {:?} sticks {:?}",
+                    t.image,
+                    t.result,
+                    t.ambiguous,
+                    result_id(&v),
+                    v.best_guess,
+                    v.reasons,
+                    v.sticks
+                        .iter()
+                        .map(|s| (s.face, (s.confidence * 100.0).round(), s.placement))
+                        .collect::<Vec<_>>()
+                ),
+            );
+        }
+        bar.inc(1);
+    }
+    bar.finish();
+    tally.print(&format!(
+        "photoreal: {} throws from {}",
+        tally.total,
+        dir.display()
+    ));
+    println!("  sticks found (within 30 px): {found_total}/{faces_total}; faces read right: {faces_right}/{faces_total}");
+    Ok(())
+}
+
+fn run_train(a: TrainArgs) -> Result<()> {
+    let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
+    )?);
+    let mut inputs: Vec<Vec<f32>> = Vec::new();
+    let mut labels: Vec<i32> = Vec::new();
+    let mut look_of: Vec<usize> = Vec::new();
+    for li in 0..a.looks {
+        let seed = a.seed.wrapping_mul(100_003).wrapping_add(li as u64) % HELD_OUT_LOOK_BASE;
+        let look = Look::random(seed, a.width, a.height);
+        let st = match sim_station(look, Classifier::Taught) {
+            Ok(s) => s,
+            Err(e) => {
+                say(&bar, format!("look {seed} skipped: {e}"));
+                bar.inc(a.throws_per_look as u64);
+                continue;
+            }
+        };
+        for k in 0..a.throws_per_look {
+            // Every other throw a chosen hard case, so the rare "neither"
+            // sticks (on edge, leaning) are well represented.
+            let case = (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()]);
+            let (scene, truth) =
+                sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), case);
+            let img = to_mat(&sim::render(&st.look, &scene))?;
+            let d = &st.det;
+            let m = vision::measure(
+                &d.calibration,
+                &d.reference,
+                &d.empty,
+                &img,
+                (d.taught.length_cm, d.taught.width_cm),
+            )?;
+            for s in &m {
+                // Label by the nearest true stick, if it is this one.
+                let Some(ts) = truth.sticks.iter().min_by(|x, y| {
+                    let dd = |t: &sim::StickTruth| {
+                        (t.center_px[0] - s.found.center[0])
+                            .hypot(t.center_px[1] - s.found.center[1])
+                    };
+                    dd(x).total_cmp(&dd(y))
+                }) else {
+                    continue;
+                };
+                let dist = (ts.center_px[0] - s.found.center[0])
+                    .hypot(ts.center_px[1] - s.found.center[1]);
+                if dist > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
+                    continue;
+                }
+                let label = match ts.face {
+                    TruthFace::Front => CLASS_FRONT,
+                    TruthFace::Back => CLASS_BACK,
+                    TruthFace::Ambiguous => CLASS_NEITHER,
+                };
+                inputs.push(classify::model_input(&d.taught, &s.features));
+                labels.push(label);
+                look_of.push(li);
+            }
+            bar.inc(1);
+        }
+    }
+    bar.finish();
+    anyhow::ensure!(
+        inputs.len() > 50,
+        "too few training sticks ({})",
+        inputs.len()
+    );
+    // Validate on the last fifth of the looks, then train on everything.
+    let cut = a.looks * 4 / 5;
+    let (tr, va): (Vec<usize>, Vec<usize>) = (0..inputs.len()).partition(|&i| look_of[i] < cut);
+    let pick = |idx: &[usize]| -> (Vec<Vec<f32>>, Vec<i32>) {
+        (
+            idx.iter().map(|&i| inputs[i].clone()).collect(),
+            idx.iter().map(|&i| labels[i]).collect(),
+        )
+    };
+    let (ti, tl) = pick(&tr);
+    let (vi, vl) = pick(&va);
+    let (trees, depth) = (60, 12);
+    if !vi.is_empty() && !ti.is_empty() {
+        let m = classify::train_forest(&ti, &tl, trees, depth)?;
+        let cls = Classifier::Forest(m);
+        let mut right = 0;
+        for (x, y) in vi.iter().zip(&vl) {
+            if let Classifier::Forest(m) = &cls {
+                let sample = Mat::from_slice(x)?.try_clone()?;
+                let p = m.predict(&sample, &mut Mat::default(), 0)?;
+                if p as i32 == *y {
+                    right += 1;
+                }
+            }
+        }
+        println!(
+            "validation (looks {}..{}): {}/{} sticks = {:.2}% right",
+            cut,
+            a.looks,
+            right,
+            vi.len(),
+            100.0 * right as f64 / vi.len() as f64
+        );
+    }
+    let m = classify::train_forest(&inputs, &labels, trees, depth)?;
+    if let Some(parent) = a.out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    m.save(&a.out.to_string_lossy())?;
+    let counts = [CLASS_FRONT, CLASS_BACK, CLASS_NEITHER]
+        .map(|c| labels.iter().filter(|l| **l == c).count());
+    println!(
+        "trained on {} sticks (front {}, back {}, neither {}) from {} looks; wrote {}",
+        labels.len(),
+        counts[0],
+        counts[1],
+        counts[2],
+        a.looks,
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn run_simulate(a: SimulateArgs) -> Result<()> {
+    let look = Look::random(a.look, a.width, a.height);
+    std::fs::create_dir_all(a.out.join("throws"))?;
+    let save = |name: &str, scene: &sim::Scene| -> Result<()> {
+        write_image(&a.out.join(name), &to_mat(&sim::render(&look, scene))?)
+    };
+    save(
+        "empty.png",
+        &sim::Scene {
+            sticks: vec![],
+            hand: None,
+            noise_seed: look.seed ^ 0xe,
+        },
+    )?;
+    for w in ["front", "back", "marked"] {
+        save(&format!("teach_{w}.png"), &sim::teach_scene(&look, w))?;
+    }
+    let shape = match look.mat_shape {
+        sim::MatShape::Circle => "circle",
+        sim::MatShape::Square => "square",
+    };
+    std::fs::write(
+        a.out.join("mat.json"),
+        serde_json::json!({"shape": shape, "size_cm": look.mat_size_cm}).to_string(),
+    )?;
+    let mut truth = String::new();
+    for k in 0..a.throws {
+        let (scene, t) = sim::throw_scene(&look, k as u64 * 7919 + 13, None);
+        let name = format!("throws/{:04}.png", k + 1);
+        save(&name, &scene)?;
+        let mut v = serde_json::to_value(&t)?;
+        v["image"] = serde_json::Value::String(name);
+        truth.push_str(&serde_json::to_string(&v)?);
+        truth.push('\n');
+    }
+    std::fs::write(a.out.join("truth.jsonl"), truth)?;
+    if a.sequence > 0 {
+        std::fs::create_dir_all(a.out.join("sequence"))?;
+        let seq = sim::throw_sequence(&look, a.look, a.sequence, 30, 12);
+        for (i, f) in seq.frames.iter().enumerate() {
+            save(&format!("sequence/{i:05}.png"), &f.scene)?;
+        }
+    }
+    println!(
+        "wrote look {} ({}) to {}",
+        a.look,
+        look.mat_arg(),
+        a.out.display()
+    );
+    Ok(())
+}

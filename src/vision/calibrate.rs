@@ -1,0 +1,614 @@
+//! Calibration: find the mat in a picture of the empty mat and map the image to
+//! mat centimetres. Lens (one radial term) and tilt come from the outline alone:
+//! the lens term that makes a square's sides straightest (or a circle's outline
+//! most elliptical), then the homography from the corners (or the ellipse).
+
+use super::geometry::{Homography, Lens, MatMap};
+use opencv::core::{Mat, Point, Scalar, Size, Vector, BORDER_DEFAULT};
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shape {
+    Circle,
+    Square,
+}
+
+/// The mat as the referee describes it: `circle:160` or `square:180` (cm).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MatSpec {
+    pub shape: Shape,
+    pub size_cm: f64,
+}
+
+impl FromStr for MatSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (shape, size) = s
+            .split_once(':')
+            .ok_or_else(|| format!("mat `{s}`: expected circle:SIZE_CM or square:SIZE_CM"))?;
+        let shape = match shape {
+            "circle" => Shape::Circle,
+            "square" => Shape::Square,
+            _ => return Err(format!("mat shape `{shape}`: expected circle or square")),
+        };
+        let size_cm: f64 = size
+            .parse()
+            .map_err(|_| format!("mat size `{size}`: expected a number of centimetres"))?;
+        Ok(MatSpec { shape, size_cm })
+    }
+}
+
+impl fmt::Display for MatSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self.shape {
+            Shape::Circle => "circle",
+            Shape::Square => "square",
+        };
+        write!(f, "{s}:{}", self.size_cm)
+    }
+}
+
+impl MatSpec {
+    /// Signed distance (cm) from the mat edge, positive inside.
+    pub fn inside_by(&self, p: [f64; 2]) -> f64 {
+        let h = self.size_cm / 2.0;
+        match self.shape {
+            Shape::Circle => h - p[0].hypot(p[1]),
+            Shape::Square => (h - p[0].abs()).min(h - p[1].abs()),
+        }
+    }
+}
+
+/// Why calibration refused, each with what to do about it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CalibrateError {
+    #[error("the mat is {0} cm: the rules need at least 150 cm (use a bigger mat)")]
+    MatTooSmall(f64),
+    #[error("the image is too dark (mean grey {0:.0} of 255): add light or open the aperture")]
+    TooDark(f64),
+    #[error("the mat is not wholly in view (it touches the {0} image edge): raise or move the camera so all of the mat shows with floor around it")]
+    NotInView(&'static str),
+    #[error(
+        "the image is blurred (mat edge spread over {0:.1} px): focus the camera and hold it still"
+    )]
+    Blurred(f64),
+    #[error("no mat found near the image centre: point the camera at the middle of an empty mat that differs from the floor")]
+    NoMat,
+    #[error(
+        "the mat outline does not look like a {0}: check the --mat shape, or give the four corners"
+    )]
+    WrongShape(&'static str),
+    #[error("image processing failed: {0}")]
+    OpenCv(String),
+}
+
+impl From<opencv::Error> for CalibrateError {
+    fn from(e: opencv::Error) -> Self {
+        CalibrateError::OpenCv(e.message)
+    }
+}
+
+/// What calibration finds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub mat: MatSpec,
+    pub width: u32,
+    pub height: u32,
+    pub map: MatMap,
+    /// The mat outline in image pixels (a few dozen points).
+    pub outline_px: Vec<[f64; 2]>,
+}
+
+fn err_small(spec: &MatSpec) -> Result<(), CalibrateError> {
+    if spec.size_cm < 150.0 {
+        Err(CalibrateError::MatTooSmall(spec.size_cm))
+    } else {
+        Ok(())
+    }
+}
+
+/// Calibrate from a BGR picture of the empty mat.
+pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateError> {
+    err_small(&spec)?;
+    let (w, h) = (empty.cols(), empty.rows());
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(empty, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    let mean = opencv::core::mean_def(&grey)?[0];
+    if mean < 30.0 {
+        return Err(CalibrateError::TooDark(mean));
+    }
+    // Work small: the outline needs no more.
+    let scale = (640.0 / w.max(h) as f64).min(1.0);
+    let mut small = Mat::default();
+    imgproc::resize(
+        empty,
+        &mut small,
+        Size::new(0, 0),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )?;
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur(
+        &small,
+        &mut blurred,
+        Size::new(0, 0),
+        2.0,
+        0.0,
+        BORDER_DEFAULT,
+    )?;
+    let mut lab = Mat::default();
+    imgproc::cvt_color_def(&blurred, &mut lab, imgproc::COLOR_BGR2Lab)?;
+    let (sw, sh) = (lab.cols() as usize, lab.rows() as usize);
+    // Lightness counts half: light falls off across a hall, colours stay.
+    let px: Vec<[f64; 3]> = lab
+        .data_bytes()?
+        .chunks_exact(3)
+        .map(|c| [c[0] as f64 * 0.5, c[1] as f64, c[2] as f64])
+        .collect();
+    // Two-means: mat (seeded from the centre) against floor (seeded from the border).
+    let mut mat_ref = [0.0; 3];
+    let mut floor_ref = [0.0; 3];
+    let (mut nm, mut nf) = (0.0, 0.0);
+    let rad = 0.12 * sw.min(sh) as f64;
+    let ring = (0.03 * sw.min(sh) as f64).max(2.0) as usize;
+    for y in 0..sh {
+        for x in 0..sw {
+            let p = px[y * sw + x];
+            let dx = x as f64 - sw as f64 / 2.0;
+            let dy = y as f64 - sh as f64 / 2.0;
+            if dx.hypot(dy) < rad {
+                (0..3).for_each(|i| mat_ref[i] += p[i]);
+                nm += 1.0;
+            }
+            if x < ring || y < ring || x >= sw - ring || y >= sh - ring {
+                (0..3).for_each(|i| floor_ref[i] += p[i]);
+                nf += 1.0;
+            }
+        }
+    }
+    mat_ref = mat_ref.map(|v| v / nm);
+    floor_ref = floor_ref.map(|v| v / nf);
+    let d2 = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>();
+    if d2(mat_ref, floor_ref).sqrt() < 6.0 {
+        return Err(CalibrateError::NoMat);
+    }
+    for _ in 0..3 {
+        let (mut sm, mut sf) = ([0.0; 3], [0.0; 3]);
+        let (mut cm, mut cf) = (0.0, 0.0);
+        for p in &px {
+            if d2(*p, mat_ref) < d2(*p, floor_ref) {
+                (0..3).for_each(|k| sm[k] += p[k]);
+                cm += 1.0;
+            } else {
+                (0..3).for_each(|k| sf[k] += p[k]);
+                cf += 1.0;
+            }
+        }
+        if cm < 1.0 || cf < 1.0 {
+            return Err(CalibrateError::NoMat);
+        }
+        mat_ref = sm.map(|v| v / cm);
+        floor_ref = sf.map(|v| v / cf);
+    }
+    // From lenient to strict: the first split whose centre blob stays clear of
+    // the image border is the mat. A mat truly cut off touches at every level.
+    let mut touching = None;
+    let mut found = None;
+    for ratio in [1.0, 0.75, 0.55, 0.4, 0.28] {
+        let mask: Vec<u8> = px
+            .iter()
+            .map(|p| {
+                if d2(*p, mat_ref) < ratio * ratio * d2(*p, floor_ref) {
+                    255
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let contour = match centre_blob(&mask, sw, sh)? {
+            Some(c) => c,
+            None => continue,
+        };
+        let area = imgproc::contour_area_def(&contour)?;
+        if area < 0.05 * (sw * sh) as f64 {
+            break;
+        }
+        let r = imgproc::bounding_rect(&contour)?;
+        let edge = if r.x <= 1 {
+            Some("left")
+        } else if r.y <= 1 {
+            Some("top")
+        } else if r.x + r.width >= sw as i32 - 1 {
+            Some("right")
+        } else if r.y + r.height >= sh as i32 - 1 {
+            Some("bottom")
+        } else {
+            None
+        };
+        match edge {
+            Some(e) => {
+                touching.get_or_insert(e);
+            }
+            None => {
+                found = Some(contour);
+                break;
+            }
+        }
+    }
+    let contour = match (found, touching) {
+        (Some(c), _) => c,
+        (None, Some(e)) => return Err(CalibrateError::NotInView(e)),
+        (None, None) => return Err(CalibrateError::NoMat),
+    };
+    let pts: Vec<[f64; 2]> = contour
+        .iter()
+        .map(|p| {
+            [
+                (p.x as f64 + 0.5) / scale - 0.5,
+                (p.y as f64 + 0.5) / scale - 0.5,
+            ]
+        })
+        .collect();
+    let spread = edge_spread(empty, &pts)?;
+    if spread > 4.5 {
+        return Err(CalibrateError::Blurred(spread));
+    }
+    let lens0 = Lens::none(w as u32, h as u32);
+    let (map, outline) = match spec.shape {
+        Shape::Square => fit_square(&pts, lens0, spec.size_cm)?,
+        Shape::Circle => fit_circle(&pts, lens0, spec.size_cm)?,
+    };
+    Ok(Calibration {
+        mat: spec,
+        width: w as u32,
+        height: h as u32,
+        map,
+        outline_px: outline,
+    })
+}
+
+/// The outline of the blob holding the image centre (else the biggest).
+fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>>, CalibrateError> {
+    let mask = Mat::from_slice(mask)?.reshape(1, sh as i32)?.try_clone()?;
+    let kernel = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(5, 5))?;
+    let mut m2 = Mat::default();
+    imgproc::morphology_ex_def(&mask, &mut m2, imgproc::MORPH_OPEN, &kernel)?;
+    let mut m3 = Mat::default();
+    imgproc::morphology_ex_def(&m2, &mut m3, imgproc::MORPH_CLOSE, &kernel)?;
+    let mut contours = Vector::<Vector<Point>>::new();
+    imgproc::find_contours_def(
+        &m3,
+        &mut contours,
+        imgproc::RETR_EXTERNAL,
+        imgproc::CHAIN_APPROX_NONE,
+    )?;
+    let centre = opencv::core::Point2f::new(sw as f32 / 2.0, sh as f32 / 2.0);
+    let mut best: Option<(f64, Vector<Point>)> = None;
+    for c in contours.iter() {
+        let area = imgproc::contour_area_def(&c)?;
+        let holds = imgproc::point_polygon_test(&c, centre, false)? >= 0.0;
+        let score = area * if holds { 10.0 } else { 1.0 };
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, c));
+        }
+    }
+    Ok(best.map(|b| b.1))
+}
+
+/// The median width (px, as a Gaussian σ) of the colour step across the
+/// outline (measured along the colour direction from inside to outside, so a
+/// mat that differs from the floor only in hue counts too).
+fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
+    let (w, h) = (bgr.cols() as i64, bgr.rows() as i64);
+    let data = bgr.data_bytes()?;
+    let at = |x: f64, y: f64| -> Option<[f64; 3]> {
+        let (xi, yi) = (x.round() as i64, y.round() as i64);
+        (xi >= 0 && yi >= 0 && xi < w && yi < h).then(|| {
+            let o = ((yi * w + xi) * 3) as usize;
+            [data[o] as f64, data[o + 1] as f64, data[o + 2] as f64]
+        })
+    };
+    let n = pts.len();
+    let mut spreads = Vec::new();
+    let step = (n / 60).max(1);
+    const R: i32 = 20;
+    for i in (0..n).step_by(step) {
+        let a = pts[(i + n - 4) % n];
+        let b = pts[(i + 4) % n];
+        let t = [b[0] - a[0], b[1] - a[1]];
+        let l = t[0].hypot(t[1]);
+        if l < 1e-6 {
+            continue;
+        }
+        let nrm = [-t[1] / l, t[0] / l];
+        let prof: Option<Vec<[f64; 3]>> = (-R..=R)
+            .map(|k| at(pts[i][0] + nrm[0] * k as f64, pts[i][1] + nrm[1] * k as f64))
+            .collect();
+        let Some(prof) = prof else { continue };
+        let mean = |s: &[[f64; 3]]| -> [f64; 3] {
+            let mut m = [0.0; 3];
+            for c in s {
+                (0..3).for_each(|j| m[j] += c[j] / s.len() as f64);
+            }
+            m
+        };
+        let lo = mean(&prof[..5]);
+        let hi = mean(&prof[prof.len() - 5..]);
+        let d = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
+        let step_h = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        if step_h < 15.0 {
+            continue;
+        }
+        let u = d.map(|v| v / step_h);
+        let p: Vec<f64> = prof
+            .iter()
+            .map(|c| (c[0] - lo[0]) * u[0] + (c[1] - lo[1]) * u[1] + (c[2] - lo[2]) * u[2])
+            .collect();
+        let g = p
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
+        spreads.push(step_h / (g * (2.0 * std::f64::consts::PI).sqrt()));
+    }
+    if spreads.len() < 8 {
+        return Ok(0.0);
+    }
+    spreads.sort_by(f64::total_cmp);
+    Ok(spreads[spreads.len() / 2])
+}
+
+fn fit_line(pts: &[[f64; 2]]) -> ([f64; 2], [f64; 2], f64) {
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p[0]).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p[1]).sum::<f64>() / n;
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for p in pts {
+        let (dx, dy) = (p[0] - mx, p[1] - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    let d = [theta.cos(), theta.sin()];
+    let resid = pts
+        .iter()
+        .map(|p| ((p[0] - mx) * -d[1] + (p[1] - my) * d[0]).powi(2))
+        .sum::<f64>()
+        / n;
+    ([mx, my], d, resid)
+}
+
+fn intersect(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> [f64; 2] {
+    let (p, r) = a;
+    let (q, s) = b;
+    let den = r[0] * s[1] - r[1] * s[0];
+    let t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / den;
+    [p[0] + t * r[0], p[1] + t * r[1]]
+}
+
+/// Golden-section search for the lens term minimising `cost`.
+fn best_k(cost: impl Fn(f64) -> f64) -> f64 {
+    let (mut a, mut b) = (-0.25f64, 0.15f64);
+    // Coarse grid first: the cost need not be unimodal over the whole range.
+    let mut best = (f64::MAX, 0.0);
+    for i in 0..=40 {
+        let k = a + (b - a) * i as f64 / 40.0;
+        let c = cost(k);
+        if c < best.0 {
+            best = (c, k);
+        }
+    }
+    let step = (b - a) / 40.0;
+    a = best.1 - step;
+    b = best.1 + step;
+    let g = 0.618_033_988_75;
+    for _ in 0..30 {
+        let x1 = b - g * (b - a);
+        let x2 = a + g * (b - a);
+        if cost(x1) < cost(x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    (a + b) / 2.0
+}
+
+fn fit_square(
+    pts: &[[f64; 2]],
+    lens0: Lens,
+    size: f64,
+) -> Result<(MatMap, Vec<[f64; 2]>), CalibrateError> {
+    // Corners: the convex hull simplified to four points.
+    let cv: Vector<opencv::core::Point2f> = pts
+        .iter()
+        .map(|p| opencv::core::Point2f::new(p[0] as f32, p[1] as f32))
+        .collect();
+    let mut hull = Vector::<opencv::core::Point2f>::new();
+    imgproc::convex_hull_def(&cv, &mut hull)?;
+    let peri = imgproc::arc_length(&hull, true)?;
+    let mut quad = Vector::<opencv::core::Point2f>::new();
+    for f in [0.01, 0.02, 0.03, 0.05, 0.08] {
+        imgproc::approx_poly_dp(&hull, &mut quad, f * peri, true)?;
+        if quad.len() <= 4 {
+            break;
+        }
+    }
+    if quad.len() != 4 {
+        return Err(CalibrateError::WrongShape("square"));
+    }
+    let corners: Vec<[f64; 2]> = quad.iter().map(|p| [p.x as f64, p.y as f64]).collect();
+    // Assign outline points to sides, skipping the rounded corner regions.
+    let side_len = |i: usize| {
+        let (a, b) = (corners[i], corners[(i + 1) % 4]);
+        (b[0] - a[0]).hypot(b[1] - a[1])
+    };
+    let mut sides: Vec<Vec<[f64; 2]>> = vec![Vec::new(); 4];
+    for p in pts {
+        let mut best = (f64::MAX, 0usize, 0.0);
+        for i in 0..4 {
+            let (a, b) = (corners[i], corners[(i + 1) % 4]);
+            let l = side_len(i);
+            let d = [(b[0] - a[0]) / l, (b[1] - a[1]) / l];
+            let t = (p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1];
+            let off = ((p[0] - a[0]) * -d[1] + (p[1] - a[1]) * d[0]).abs();
+            if off < best.0 {
+                best = (off, i, t / l);
+            }
+        }
+        if best.2 > 0.08 && best.2 < 0.92 {
+            sides[best.1].push(*p);
+        }
+    }
+    if sides.iter().any(|s| s.len() < 10) {
+        return Err(CalibrateError::WrongShape("square"));
+    }
+    let cost = |k: f64| {
+        let lens = Lens { k, ..lens0 };
+        sides
+            .iter()
+            .map(|s| {
+                let u: Vec<[f64; 2]> = s.iter().map(|p| lens.undistort(*p)).collect();
+                fit_line(&u).2
+            })
+            .sum::<f64>()
+    };
+    let k = best_k(cost);
+    let lens = Lens { k, ..lens0 };
+    let lines: Vec<([f64; 2], [f64; 2])> = sides
+        .iter()
+        .map(|s| {
+            let u: Vec<[f64; 2]> = s.iter().map(|p| lens.undistort(*p)).collect();
+            let (c, d, _) = fit_line(&u);
+            (c, d)
+        })
+        .collect();
+    let mut quad_u: Vec<[f64; 2]> = (0..4)
+        .map(|i| intersect(lines[(i + 3) % 4], lines[i]))
+        .collect();
+    // Order: image top-left, top-right, bottom-right, bottom-left.
+    let cx = quad_u.iter().map(|p| p[0]).sum::<f64>() / 4.0;
+    let cy = quad_u.iter().map(|p| p[1]).sum::<f64>() / 4.0;
+    quad_u.sort_by(|a, b| {
+        let ta = (a[1] - cy).atan2(a[0] - cx);
+        let tb = (b[1] - cy).atan2(b[0] - cx);
+        ta.total_cmp(&tb)
+    });
+    // atan2 with y down: sorted from about -π (left) clockwise on screen.
+    let start = (0..4)
+        .min_by(|&i, &j| (quad_u[i][0] + quad_u[i][1]).total_cmp(&(quad_u[j][0] + quad_u[j][1])))
+        .unwrap_or(0);
+    let src: [[f64; 2]; 4] = std::array::from_fn(|i| quad_u[(start + i) % 4]);
+    let hs = size / 2.0;
+    let dst = [[-hs, hs], [hs, hs], [hs, -hs], [-hs, -hs]];
+    let hmg = Homography::from_points(&src, &dst).ok_or(CalibrateError::WrongShape("square"))?;
+    let map = MatMap { lens, h: hmg };
+    let outline = (0..64)
+        .map(|i| {
+            let t = i as f64 / 16.0;
+            let (s, f) = ((t.floor() as usize) % 4, t.fract());
+            let (a, b) = (dst[s], dst[(s + 1) % 4]);
+            map.to_px([a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f])
+        })
+        .collect();
+    Ok((map, outline))
+}
+
+fn fit_circle(
+    pts: &[[f64; 2]],
+    lens0: Lens,
+    size: f64,
+) -> Result<(MatMap, Vec<[f64; 2]>), CalibrateError> {
+    let ellipse = |lens: Lens| -> Result<(opencv::core::RotatedRect, f64), CalibrateError> {
+        let u: Vector<opencv::core::Point2f> = pts
+            .iter()
+            .map(|p| {
+                let q = lens.undistort(*p);
+                opencv::core::Point2f::new(q[0] as f32, q[1] as f32)
+            })
+            .collect();
+        let e = imgproc::fit_ellipse(&u)?;
+        let (a, b) = (e.size.width as f64 / 2.0, e.size.height as f64 / 2.0);
+        let th = (e.angle as f64).to_radians();
+        let (c, s) = (th.cos(), th.sin());
+        let mut res = 0.0;
+        for p in u.iter() {
+            let (dx, dy) = (
+                p.x as f64 - e.center.x as f64,
+                p.y as f64 - e.center.y as f64,
+            );
+            let (x, y) = (dx * c + dy * s, -dx * s + dy * c);
+            let r = ((x / a).powi(2) + (y / b).powi(2)).sqrt();
+            res += (r - 1.0).powi(2);
+        }
+        Ok((e, res / u.len() as f64))
+    };
+    // Radial distortion about the image centre keeps a centred circle round, so
+    // the outline only shows the lens when the mat is off-centre: take a lens
+    // term only when it clearly helps.
+    let cost = |k: f64| {
+        ellipse(Lens { k, ..lens0 })
+            .map(|e| e.1)
+            .unwrap_or(f64::MAX)
+    };
+    let k_best = best_k(cost);
+    let k = if cost(k_best) < 0.5 * cost(0.0) {
+        k_best
+    } else {
+        0.0
+    };
+    let lens = Lens { k, ..lens0 };
+    let (e, res) = ellipse(lens)?;
+    if res.sqrt() > 0.06 {
+        return Err(CalibrateError::WrongShape("circle"));
+    }
+    let (a, b) = (e.size.width as f64 / 2.0, e.size.height as f64 / 2.0);
+    let th = (e.angle as f64).to_radians();
+    let u1 = [th.cos(), th.sin()];
+    let u2 = [-th.sin(), th.cos()];
+    let c = [e.center.x as f64, e.center.y as f64];
+    let r = size / 2.0;
+    // Keep the mat's x roughly along image x: map the axis nearer image x to x.
+    let src = [
+        [c[0] + a * u1[0], c[1] + a * u1[1]],
+        [c[0] + b * u2[0], c[1] + b * u2[1]],
+        [c[0] - a * u1[0], c[1] - a * u1[1]],
+        [c[0] - b * u2[0], c[1] - b * u2[1]],
+    ];
+    // Image y points down, mat y up: image direction (cos, sin) is mat (cos, −sin).
+    let (ct, st) = (th.cos(), th.sin());
+    let dst = [
+        [r * ct, -r * st],
+        [-r * st, -r * ct],
+        [-r * ct, r * st],
+        [r * st, r * ct],
+    ];
+    let hmg = Homography::from_points(&src, &dst).ok_or(CalibrateError::WrongShape("circle"))?;
+    let map = MatMap { lens, h: hmg };
+    let outline = (0..64)
+        .map(|i| {
+            let t = i as f64 / 64.0 * std::f64::consts::TAU;
+            map.to_px([r * t.cos(), r * t.sin()])
+        })
+        .collect();
+    Ok((map, outline))
+}
+
+/// Draw helper for evidence images: the outline as a polyline.
+pub fn outline_points(cal: &Calibration) -> Vector<Point> {
+    cal.outline_px
+        .iter()
+        .map(|p| Point::new(p[0].round() as i32, p[1].round() as i32))
+        .collect()
+}
+
+/// Unused-colour helper kept close to the drawing code.
+pub fn colour(r: f64, g: f64, b: f64) -> Scalar {
+    Scalar::new(b, g, r, 0.0)
+}

@@ -1,0 +1,307 @@
+//! The vision core: calibrate a mat, teach a stick set, judge a still frame.
+//!
+//! Values in, values out: images arrive as OpenCV matrices already loaded, the
+//! profile as a value, time as a number. Files, cameras and clocks belong to the
+//! CLI shell (`src/cli/vision.rs`).
+//!
+//! One still frame: difference against the empty mat → sticks as rotated
+//! rectangles (touching ones split with the known stick size) → per-stick
+//! features relative to the taught set → face (front / back / unsure) and mark →
+//! placement from the mat map → a verdict that is `undecided` (with reasons)
+//! whenever any part of it is not clear.
+
+pub mod calibrate;
+pub mod classify;
+pub mod features;
+pub mod geometry;
+pub mod profile;
+pub mod settle;
+pub mod sticks;
+mod verdict;
+
+pub use verdict::{judge, Face, Placement, Reason, StickReading, Verdict};
+
+use calibrate::Calibration;
+use classify::Classifier;
+use features::{features, patch, MARK_DEPTH, MARK_FRACTION, N_APPEAR, N_FEATURES};
+use opencv::core::Mat;
+use opencv::prelude::*;
+use profile::Taught;
+use sticks::{bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference};
+
+/// The mark score of a stick: how much dark ink its flat face shows.
+pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
+    f[MARK_DEPTH] + 3.0 * f[MARK_FRACTION]
+}
+
+/// Everything needed to judge frames from one station.
+pub struct Detector {
+    pub calibration: Calibration,
+    pub taught: Taught,
+    pub reference: Reference,
+    pub empty: Mat,
+    pub classifier: Classifier,
+}
+
+/// One stick found in a frame with its features.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub found: Found,
+    pub center_cm: [f64; 2],
+    /// Footprint corners on the mat (cm).
+    pub corners_cm: [[f64; 2]; 4],
+    pub features: [f32; N_FEATURES],
+}
+
+/// Expected stick (length, width) in pixels at an image point.
+pub fn nominal_px(cal: &Calibration, length_cm: f64, width_cm: f64, at: [f64; 2]) -> (f64, f64) {
+    let s = cal.map.px_per_cm(at);
+    (length_cm * s, width_cm * s)
+}
+
+/// Find sticks and measure them. `size_cm` is the taught (length, width).
+pub fn measure(
+    cal: &Calibration,
+    reference: &Reference,
+    empty: &Mat,
+    frame: &Mat,
+    size_cm: (f64, f64),
+) -> opencv::Result<Vec<Measured>> {
+    let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
+    let sc = work_scale(frame.cols());
+    let small_size = |p: [f64; 2]| {
+        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
+        (l * sc, w * sc)
+    };
+    let centre = cal.map.to_px([0.0, 0.0]);
+    let mask = bridge(
+        &foreground(&to_lab(frame)?, reference)?,
+        size_at(centre).1 * sc,
+    )?;
+    let found = find_sticks(&mask, &small_size, true)?;
+    found
+        .into_iter()
+        .map(|mut s| {
+            s.center = [
+                (s.center[0] + 0.5) / sc - 0.5,
+                (s.center[1] + 0.5) / sc - 0.5,
+            ];
+            s.length /= sc;
+            s.width /= sc;
+            let nominal = size_at(s.center);
+            let p = patch(frame, empty, &mask, sc, &s, nominal)?;
+            let f = features(&p, &s, nominal);
+            let corners = s.corners().map(|c| cal.map.to_cm(c));
+            Ok(Measured {
+                center_cm: cal.map.to_cm(s.center),
+                corners_cm: corners,
+                found: s,
+                features: f,
+            })
+        })
+        .collect()
+}
+
+impl Detector {
+    pub fn new(
+        calibration: Calibration,
+        taught: Taught,
+        empty: Mat,
+        classifier: Classifier,
+    ) -> opencv::Result<Detector> {
+        Ok(Detector {
+            reference: Reference::new(&empty)?,
+            calibration,
+            taught,
+            empty,
+            classifier,
+        })
+    }
+
+    /// Judge one still frame.
+    pub fn detect(&self, frame: &Mat) -> opencv::Result<Verdict> {
+        let m = measure(
+            &self.calibration,
+            &self.reference,
+            &self.empty,
+            frame,
+            (self.taught.length_cm, self.taught.width_cm),
+        )?;
+        let probs = m
+            .iter()
+            .map(|s| self.classifier.probs(&self.taught, &s.features))
+            .collect::<opencv::Result<Vec<_>>>()?;
+        Ok(judge(&self.calibration, &self.taught, &m, &probs))
+    }
+}
+
+/// Why teaching refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TeachError {
+    #[error("the {0} picture shows {1} sticks, not 4: spread all four sticks apart on the mat, away from its edge")]
+    StickCount(&'static str, usize),
+    #[error("the mark is not visible: in the marked picture exactly one stick must lie flat face up, and its mark must be dark on the flat face")]
+    NoMark,
+    #[error("the sticks moved between the teach pictures: keep them in the same places and turn them over")]
+    Moved,
+    #[error("image processing failed: {0}")]
+    OpenCv(String),
+}
+
+impl From<opencv::Error> for TeachError {
+    fn from(e: opencv::Error) -> Self {
+        TeachError::OpenCv(e.message)
+    }
+}
+
+/// Learn a stick set from three pictures: all flat faces up, all round faces
+/// up, only the marked stick flat face up (sticks in the same places).
+pub fn teach(
+    cal: &Calibration,
+    empty: &Mat,
+    front: &Mat,
+    back: &Mat,
+    marked: &Mat,
+) -> Result<Taught, TeachError> {
+    let reference = Reference::new(empty)?;
+    // First pass: the four biggest blobs give the stick size.
+    let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
+        let centre = cal.map.to_px([0.0, 0.0]);
+        let sc = work_scale(img.cols());
+        let mask = bridge(
+            &foreground(&to_lab(img)?, &reference)?,
+            3.0 * cal.map.px_per_cm(centre) * sc,
+        )?;
+        // Any blob of at least 20 cm² that is not absurdly big.
+        let size_at = |p: [f64; 2]| {
+            let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
+            (20.0 * s, 4.0 * s)
+        };
+        let mut f = find_sticks(&mask, &size_at, false)?;
+        for s in &mut f {
+            s.center = [
+                (s.center[0] + 0.5) / sc - 0.5,
+                (s.center[1] + 0.5) / sc - 0.5,
+            ];
+            s.length /= sc;
+            s.width /= sc;
+        }
+        let mut out: Vec<(f64, f64, [f64; 2])> = f
+            .iter()
+            .filter(|s| !s.shared)
+            .map(|s| {
+                let k = cal.map.px_per_cm(s.center);
+                (s.length / k, s.width / k, s.center)
+            })
+            .collect();
+        out.sort_by(|a, b| (b.0 * b.1).total_cmp(&(a.0 * a.1)));
+        out.truncate(4);
+        Ok(out)
+    };
+    let mut sizes = Vec::new();
+    for (name, img) in [("front", front), ("back", back), ("marked", marked)] {
+        let b = blobs(img)?;
+        if b.len() != 4 {
+            return Err(TeachError::StickCount(name, b.len()));
+        }
+        sizes.extend(b);
+    }
+    let mut lengths: Vec<f64> = sizes.iter().map(|s| s.0).collect();
+    let mut widths: Vec<f64> = sizes.iter().map(|s| s.1).collect();
+    lengths.sort_by(f64::total_cmp);
+    widths.sort_by(f64::total_cmp);
+    let (length_cm, width_cm) = (lengths[lengths.len() / 2], widths[widths.len() / 2]);
+    // Second pass: features at the learned size.
+    let feats = |name: &'static str, img: &Mat| -> Result<Vec<Measured>, TeachError> {
+        let m = measure(cal, &reference, empty, img, (length_cm, width_cm))?;
+        if m.len() != 4 {
+            return Err(TeachError::StickCount(name, m.len()));
+        }
+        Ok(m)
+    };
+    let f = feats("front", front)?;
+    let b = feats("back", back)?;
+    let k = feats("marked", marked)?;
+    let stats = |v: &[Measured]| -> (Vec<f32>, Vec<f32>) {
+        let mean: Vec<f32> = (0..N_APPEAR)
+            .map(|i| v.iter().map(|s| s.features[i]).sum::<f32>() / v.len() as f32)
+            .collect();
+        let std: Vec<f32> = (0..N_APPEAR)
+            .map(|i| {
+                (v.iter()
+                    .map(|s| (s.features[i] - mean[i]).powi(2))
+                    .sum::<f32>()
+                    / v.len() as f32)
+                    .sqrt()
+            })
+            .collect();
+        (mean, std)
+    };
+    let (front_mean, front_std) = stats(&f);
+    let (back_mean, back_std) = stats(&b);
+    // The marked stick: the one in the marked picture that looks most like a
+    // flat face; then the same place in the front picture.
+    let provisional = Taught {
+        length_cm,
+        width_cm,
+        front_mean: front_mean.clone(),
+        back_mean: back_mean.clone(),
+        front_std: front_std.clone(),
+        back_std: back_std.clone(),
+        mark_threshold: 0.0,
+        mark_margin: 0.0,
+    };
+    // The marked stick is the one that turned over between the back picture
+    // and the marked picture: the stick that changed most at the same place.
+    let z = |s: &Measured| provisional.normalise(&s.features[..N_APPEAR]);
+    let change = |s: &Measured| -> f32 {
+        let Some(before) = b.iter().min_by(|x, y| {
+            let d = |t: &Measured| {
+                (t.center_cm[0] - s.center_cm[0]).hypot(t.center_cm[1] - s.center_cm[1])
+            };
+            d(x).total_cmp(&d(y))
+        }) else {
+            return 0.0;
+        };
+        z(s).iter()
+            .zip(z(before))
+            .map(|(p, q)| (p.clamp(-3.0, 3.0) - q.clamp(-3.0, 3.0)).abs())
+            .sum()
+    };
+    let marked_one = k
+        .iter()
+        .max_by(|a, b| change(a).total_cmp(&change(b)))
+        .ok_or(TeachError::NoMark)?;
+    let nearest = f
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let d = |s: &Measured| {
+                (s.center_cm[0] - marked_one.center_cm[0])
+                    .hypot(s.center_cm[1] - marked_one.center_cm[1])
+            };
+            d(a.1).total_cmp(&d(b.1))
+        })
+        .map(|(i, _)| i)
+        .ok_or(TeachError::NoMark)?;
+    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0])
+        .hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
+    if moved > length_cm * 0.5 {
+        return Err(TeachError::Moved);
+    }
+    let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));
+    let m_other = f
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != nearest)
+        .map(|(_, s)| mark_score(&s.features))
+        .fold(f32::MIN, f32::max);
+    if m_marked <= m_other {
+        return Err(TeachError::NoMark);
+    }
+    Ok(Taught {
+        mark_threshold: (m_marked + m_other) / 2.0,
+        mark_margin: (m_marked - m_other) / 2.0,
+        ..provisional
+    })
+}

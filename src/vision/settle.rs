@@ -1,0 +1,213 @@
+//! The settle tracker: empty → motion → still → judged → collected. Pure: it is
+//! fed per-frame measurements with their timestamps and answers what to do.
+//! It never asks for a call while anything moves, asks once per throw, and warns
+//! when the sticks vanish before a call was made.
+
+use opencv::core::{Mat, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// What one frame shows, reduced to two numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameStats {
+    pub t_ms: u64,
+    /// Fraction of (small-scale) pixels that changed since the previous frame.
+    pub motion: f64,
+    /// Fraction of (small-scale) pixels that differ from the empty mat.
+    pub presence: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Empty,
+    Motion,
+    Judged,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Something arrived on the mat.
+    ThrowStarted,
+    /// Everything has been still long enough: judge this frame. `first_still_ms`
+    /// is when the sticks stopped.
+    Judge { first_still_ms: u64 },
+    /// The mat is empty again after a call.
+    Collected,
+    /// The sticks were taken away before any call was made.
+    PickedUpBeforeCall,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Motion fraction under which a frame is still.
+    pub still_motion: f64,
+    /// Presence above which something is on the mat, and under which it is empty.
+    pub present: f64,
+    pub absent: f64,
+    /// How long everything must stay still before judging.
+    pub settle_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            still_motion: 0.0005,
+            present: 0.0008,
+            absent: 0.0003,
+            settle_ms: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    pub cfg: Config,
+    state: State,
+    prev_t: Option<u64>,
+    still_since: Option<u64>,
+}
+
+impl Tracker {
+    pub fn new(cfg: Config) -> Tracker {
+        Tracker {
+            cfg,
+            state: State::Empty,
+            prev_t: None,
+            still_since: None,
+        }
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// Feed one frame; at most one event comes back.
+    pub fn update(&mut self, s: FrameStats) -> Option<Event> {
+        let prev_t = self.prev_t.replace(s.t_ms);
+        let still = s.motion < self.cfg.still_motion;
+        match self.state {
+            State::Empty => {
+                if s.presence > self.cfg.present {
+                    self.state = State::Motion;
+                    self.still_since = None;
+                    return Some(Event::ThrowStarted);
+                }
+                None
+            }
+            State::Motion => {
+                if s.presence < self.cfg.absent && still {
+                    self.state = State::Empty;
+                    self.still_since = None;
+                    return Some(Event::PickedUpBeforeCall);
+                }
+                if !still {
+                    self.still_since = None;
+                    return None;
+                }
+                // Still since the previous frame: the sticks stopped at it.
+                let since = *self.still_since.get_or_insert(prev_t.unwrap_or(s.t_ms));
+                if s.t_ms.saturating_sub(since) >= self.cfg.settle_ms {
+                    self.state = State::Judged;
+                    return Some(Event::Judge {
+                        first_still_ms: since,
+                    });
+                }
+                None
+            }
+            State::Judged => {
+                if s.presence < self.cfg.absent && still {
+                    self.state = State::Empty;
+                    return Some(Event::Collected);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// A frame reduced for the tracker: at most 320 pixels wide, so sensor noise
+/// averages out while a stick moving a centimetre still shows.
+pub struct Small {
+    /// Smoothed grey, for motion.
+    pub grey: Mat,
+    /// Colour, for presence (what differs from the empty mat, as the stick
+    /// finder sees it: colour changes count, shadows do not).
+    pub bgr: Mat,
+}
+
+/// Reduce a BGR frame for the tracker.
+pub fn small_grey(frame: &Mat) -> opencv::Result<Small> {
+    let f = (320.0 / frame.cols().max(1) as f64).min(1.0);
+    let mut bgr = Mat::default();
+    imgproc::resize(frame, &mut bgr, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
+    let mut g = Mat::default();
+    imgproc::cvt_color_def(&bgr, &mut g, imgproc::COLOR_BGR2GRAY)?;
+    let mut grey = Mat::default();
+    imgproc::blur_def(&g, &mut grey, Size::new(5, 5))?;
+    Ok(Small { grey, bgr })
+}
+
+fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
+    let (x, y) = (a.data_bytes()?, b.data_bytes()?);
+    let n = x
+        .iter()
+        .zip(y)
+        .filter(|(p, q)| (**p as i32 - **q as i32).abs() > thr)
+        .count();
+    Ok(n as f64 / x.len().max(1) as f64)
+}
+
+/// Motion against the previous small frame and presence against the empty mat.
+pub fn frame_stats(
+    t_ms: u64,
+    small: &Small,
+    prev: Option<&Small>,
+    empty: &Small,
+) -> opencv::Result<FrameStats> {
+    let motion = match prev {
+        Some(p) => changed(&small.grey, &p.grey, 4)?,
+        None => 1.0,
+    };
+    let reference = super::sticks::Reference::new(&empty.bgr)?;
+    let fg = super::sticks::foreground(&super::sticks::to_lab(&small.bgr)?, &reference)?;
+    let presence =
+        opencv::core::count_non_zero(&fg)? as f64 / (fg.rows() * fg.cols()).max(1) as f64;
+    Ok(FrameStats {
+        t_ms,
+        motion,
+        presence,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(t: u64, motion: f64, presence: f64) -> FrameStats {
+        FrameStats {
+            t_ms: t,
+            motion,
+            presence,
+        }
+    }
+
+    #[test]
+    fn one_call_after_settling_and_a_warning_for_early_pickup() {
+        let mut tr = Tracker::new(Config::default());
+        assert_eq!(tr.update(f(0, 0.0, 0.0)), None);
+        assert_eq!(tr.update(f(33, 0.05, 0.01)), Some(Event::ThrowStarted));
+        assert_eq!(tr.update(f(66, 0.02, 0.01)), None);
+        assert_eq!(tr.update(f(100, 0.0, 0.01)), None);
+        assert_eq!(
+            tr.update(f(133, 0.0, 0.01)),
+            Some(Event::Judge { first_still_ms: 66 })
+        );
+        assert_eq!(tr.update(f(166, 0.0, 0.01)), None);
+        assert_eq!(tr.update(f(200, 0.05, 0.02)), None);
+        assert_eq!(tr.update(f(233, 0.0, 0.0)), Some(Event::Collected));
+        // Next throw taken away before it settled.
+        assert_eq!(tr.update(f(266, 0.05, 0.01)), Some(Event::ThrowStarted));
+        assert_eq!(tr.update(f(300, 0.05, 0.01)), None);
+        assert_eq!(tr.update(f(333, 0.0, 0.0)), Some(Event::PickedUpBeforeCall));
+    }
+}
