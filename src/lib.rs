@@ -9,4 +9,5 @@ pub mod referee;
 pub mod rules;
 pub mod sensor;
 pub mod sim;
+pub mod station;
 pub mod vision;

@@ -180,7 +180,18 @@ fn describe(entry: &Entry) -> String {
             };
             format!("new game: {} vs {}", roster(0), roster(1))
         }
-        Entry::Event(MatchEvent { action, .. }) => describe_action(action),
+        Entry::Event(MatchEvent {
+            action, by, note, ..
+        }) => {
+            let mut line = describe_action(action);
+            if let Some(by) = by {
+                line += &format!(" by {by}");
+            }
+            if let Some(note) = note {
+                line += &format!(" ({note})");
+            }
+            line
+        }
     }
 }
 
@@ -340,6 +351,7 @@ fn append_bench(dir: &Path, events: u64, seed: u64) -> anyhow::Result<()> {
         if let Entry::Event(MatchEvent {
             at_ms,
             action: Action::Throw { verdict },
+            ..
         }) = &mut entry
         {
             let frame = format!("synthetic frame at {at_ms} ms, seed {seed}");

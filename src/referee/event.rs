@@ -107,11 +107,23 @@ impl Verdict {
 pub struct MatchEvent {
     pub at_ms: Millis,
     pub action: Action,
+    /// Who entered it (the name given at the console's login); `None` for the
+    /// station's own events (a camera call). Journaled, not used by the rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Why, in the referee's words (the reason for a 낙, a manual throw, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl MatchEvent {
     pub fn new(at_ms: Millis, action: Action) -> MatchEvent {
-        MatchEvent { at_ms, action }
+        MatchEvent {
+            at_ms,
+            action,
+            by: None,
+            note: None,
+        }
     }
 }
 

@@ -1,0 +1,128 @@
+//! The seam between the station's tasks and its web server: the newest published
+//! state, a channel of requests (commands, calibration steps) with replies, the newest
+//! live camera picture, and read access to evidence. The server holds a [`Hub`] and
+//! nothing else of the station; it holds no game logic.
+
+use super::command::Command;
+use crate::journal::EvidenceStore;
+use serde::Serialize;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// One published state: what every viewer is sent.
+#[derive(Debug, Clone, Default)]
+pub struct Published {
+    /// Increases with every change (not with heartbeats).
+    pub seq: u64,
+    /// The state as JSON (`docs/station-api.md`, "State"), serialised once for all
+    /// viewers.
+    pub state_json: Arc<str>,
+    /// The call made by this change, if any, as JSON (the `call` message's body).
+    pub call_json: Option<Arc<str>>,
+}
+
+/// A calibration step (`POST /api/calibrate/{step}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrateStep {
+    Empty,
+    Front,
+    Back,
+    Marked,
+    Save,
+}
+
+/// One check of a calibration step (light, focus, mat size, ...).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// The answer to a calibration step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CalibrateReply {
+    pub ok: bool,
+    pub message: String,
+    pub checks: Vec<Check>,
+}
+
+/// What the web server asks of the station.
+#[derive(Debug)]
+pub enum Request {
+    /// A referee command, by `by` (the name given at login). The reply is the
+    /// journal id of the entry, or the reason it was refused (one line).
+    Command {
+        by: String,
+        command: Command,
+        reply: oneshot::Sender<Result<i64, String>>,
+    },
+    /// A calibration step; `mat` is the mat spec for [`CalibrateStep::Empty`].
+    Calibrate {
+        by: String,
+        step: CalibrateStep,
+        mat: Option<String>,
+        reply: oneshot::Sender<CalibrateReply>,
+    },
+}
+
+/// Everything the web server may use.
+#[derive(Clone)]
+pub struct Hub {
+    pub published: watch::Receiver<Arc<Published>>,
+    pub requests: mpsc::Sender<Request>,
+    /// The newest camera picture with overlays, JPEG; `None` before the first frame.
+    pub live: watch::Receiver<Option<Arc<[u8]>>>,
+    /// Evidence blobs by hash (read only).
+    pub evidence: Arc<EvidenceStore>,
+    /// The referee PIN.
+    pub pin: Arc<str>,
+}
+
+impl Hub {
+    /// Send a command and wait for its reply.
+    pub async fn command(&self, by: &str, command: Command) -> Result<i64, String> {
+        let (reply, answer) = oneshot::channel();
+        self.requests
+            .send(Request::Command {
+                by: by.to_string(),
+                command,
+                reply,
+            })
+            .await
+            .map_err(|_| "the station is shutting down".to_string())?;
+        answer
+            .await
+            .map_err(|_| "the station is shutting down".to_string())?
+    }
+
+    /// Run a calibration step and wait for its reply.
+    pub async fn calibrate(
+        &self,
+        by: &str,
+        step: CalibrateStep,
+        mat: Option<String>,
+    ) -> CalibrateReply {
+        let (reply, answer) = oneshot::channel();
+        let down = || CalibrateReply {
+            ok: false,
+            message: "the station is shutting down".into(),
+            checks: vec![],
+        };
+        if self
+            .requests
+            .send(Request::Calibrate {
+                by: by.to_string(),
+                step,
+                mat,
+                reply,
+            })
+            .await
+            .is_err()
+        {
+            return down();
+        }
+        answer.await.unwrap_or_else(|_| down())
+    }
+}
