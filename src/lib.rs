@@ -4,6 +4,7 @@
 //! protocol: values in, values out, no I/O, time passed in) and a thin shell (CLI,
 //! files, serial, SQLite, HTTP). See `ARCHITECTURE.md` for the map.
 
+pub mod capture;
 pub mod journal;
 pub mod referee;
 pub mod rules;

@@ -19,8 +19,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the station on built-in defaults with no hardware.
-    Demo(cli::demo::DemoArgs),
+    /// Run the whole station with no hardware: rendered throws, stand-in placer and
+    /// referee, the pages on 127.0.0.1:8080 (`--headless --throws N`: a summary only).
+    Demo(cli::station::DemoArgs),
+    /// Run the station: a camera or video, the journal, the pages and the live API.
+    Station(cli::station::StationArgs),
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
@@ -41,7 +44,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Demo(args) => cli::demo::run(args),
+        Command::Demo(args) => cli::station::run_demo(args),
+        Command::Station(args) => cli::station::run_station(args),
         Command::Game(command) => cli::game::run(command),
         Command::Gostop(command) => cli::gostop::run(command),
         Command::Journal(command) => cli::journal::run(command),

@@ -158,8 +158,8 @@ fn board_json_lists_every_station() {
 }
 
 #[test]
-fn demo_plays_a_whole_game_and_its_record_replays() {
-    let out = yutstation(&["demo", "--seed", "11", "--quiet"]);
+fn a_random_game_plays_to_the_end_and_its_seed_replays_it() {
+    let out = yutstation(&["game", "random", "--seed", "11", "--quiet"]);
     assert!(
         out.status.success(),
         "{}",
@@ -167,8 +167,8 @@ fn demo_plays_a_whole_game_and_its_record_replays() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("경기 종료 (game over)"), "{text}");
-    assert!(text.contains("yutstation demo --seed 11"));
-    let again = yutstation(&["demo", "--seed", "11", "--quiet"]);
+    assert!(text.contains("yutstation game random --seed 11"));
+    let again = yutstation(&["game", "random", "--seed", "11", "--quiet"]);
     assert_eq!(
         again.stdout,
         text.as_bytes(),

@@ -1,4 +1,4 @@
-//! `yutstation game replay|board`.
+//! `yutstation game replay|board|random`.
 
 use super::InputError;
 use anyhow::Context;
@@ -21,6 +21,8 @@ pub enum GameCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Play a random game (random throws and placer) on the terminal board.
+    Random(super::random_game::RandomArgs),
 }
 
 pub fn run(command: GameCommand) -> anyhow::Result<()> {
@@ -46,6 +48,7 @@ pub fn run(command: GameCommand) -> anyhow::Result<()> {
                 print!("{}", render::describe_board());
             }
         }
+        GameCommand::Random(args) => return super::random_game::run(args),
     }
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! Subcommands. Each module parses its arguments and calls into the library; no
 //! game logic lives here.
 
-pub mod demo;
 pub mod game;
 pub mod gostop;
 pub mod journal;
+pub mod random_game;
+pub mod station;
 pub mod vision;
 
 use std::process::ExitCode;

@@ -108,6 +108,7 @@ fn evidence_is_stored_by_content_hash() {
         confidence: Some(0.97),
         evidence: vec![h.clone()],
         flags: vec![],
+        height_mm: None,
     };
     j.append(&ev(2, Action::Throw { verdict })).unwrap();
     drop(j);

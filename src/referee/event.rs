@@ -71,6 +71,9 @@ pub struct Verdict {
     /// A verdict with flags is never called automatically.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// The throw's apex measured by the height sensor, mm above the floor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_mm: Option<u32>,
 }
 
 impl Verdict {

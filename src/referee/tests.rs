@@ -510,6 +510,7 @@ fn events_round_trip_through_json() {
                 confidence: Some(0.75),
                 evidence: vec![EvidenceRef::try_from("ab".repeat(32)).unwrap()],
                 flags: vec![],
+                height_mm: None,
             },
         },
     );

@@ -11,3 +11,9 @@ pub mod hub;
 
 pub use command::{Command, CommandError};
 pub use hub::{CalibrateReply, CalibrateStep, Check, Hub, Published, Request};
+pub mod core;
+pub mod eyes;
+pub mod overlay;
+pub mod run;
+pub mod sim_camera;
+pub mod view;

@@ -66,9 +66,16 @@ pub struct SimHandle {
     events: Receiver<SimEvent>,
     first_path: PathBuf,
     link: Option<PathBuf>,
+    inject: Sender<Step>,
 }
 
 impl SimHandle {
+    /// Run `step` as soon as the script (if any) has ended: a live-driven device,
+    /// for a station demo whose throws happen when the match says so.
+    pub fn inject(&self, step: Step) {
+        let _ = self.inject.send(step);
+    }
+
     /// Where the station should open the device: the symlink if one was asked for,
     /// otherwise the first pty's path.
     pub fn path(&self) -> &Path {
@@ -146,11 +153,12 @@ pub fn spawn(options: SimOptions, script: Vec<Step>) -> io::Result<SimHandle> {
         at: Instant::now(),
     });
     let link = options.link.clone();
+    let (inject, injected) = mpsc::channel();
     let thread = {
         let stop = stop.clone();
         std::thread::Builder::new()
             .name("yut-height-sim".into())
-            .spawn(move || Runner::new(options, pty, tx, stop).run(&script))?
+            .spawn(move || Runner::new(options, pty, tx, stop).run(&script, injected))?
     };
     Ok(SimHandle {
         stop,
@@ -158,6 +166,7 @@ pub fn spawn(options: SimOptions, script: Vec<Step>) -> io::Result<SimHandle> {
         events: rx,
         first_path,
         link,
+        inject,
     })
 }
 
@@ -204,7 +213,7 @@ impl Runner {
         self.stop.load(Ordering::SeqCst)
     }
 
-    fn run(mut self, script: &[Step]) -> io::Result<()> {
+    fn run(mut self, script: &[Step], injected: Receiver<Step>) -> io::Result<()> {
         let t = self.uptime_ms(Instant::now());
         self.device.hello(t, &mut self.out);
         self.flush();
@@ -223,7 +232,10 @@ impl Runner {
             }
         }
         while !self.stopped() {
-            self.tick_for(Duration::from_millis(100), true);
+            match injected.try_recv() {
+                Ok(step) => self.step(&step)?,
+                Err(_) => self.tick_for(Duration::from_millis(20), true),
+            }
         }
         Ok(())
     }

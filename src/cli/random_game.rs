@@ -1,13 +1,12 @@
-//! `yutstation demo`: for now an automatic game with random throws and a random
-//! placer, printed turn by turn. The station issue turns it into the full
-//! hardware-free station.
+//! `yutstation game random`: an automatic game with random throws and a random
+//! placer, printed turn by turn on the terminal board (no camera, no station).
 
 use clap::Args;
 use rand::{rngs::StdRng, SeedableRng};
 use yutstation::rules::yut::{apply, random, render, GameEvent, GameRecord, Phase, RulesConfig};
 
 #[derive(Args)]
-pub struct DemoArgs {
+pub struct RandomArgs {
     /// Seed for the random throws and placer (a fixed seed replays the same game).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -16,13 +15,13 @@ pub struct DemoArgs {
     pub quiet: bool,
 }
 
-pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+pub fn run(args: RandomArgs) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or_else(rand::random);
     let mut rng = StdRng::seed_from_u64(seed);
     let sticks = random::StickModel::default();
     let record = GameRecord::new(["청".into(), "홍".into()], 4, RulesConfig::default());
     let mut state = record.initial_state();
-    println!("yutstation demo: 청 vs 홍, random throws and placer (seed {seed})\n");
+    println!("yutstation game random: 청 vs 홍, random throws and placer (seed {seed})\n");
     let mut events = 0usize;
     while let Some(event) = random::next_event(&state, &sticks, &mut rng) {
         let team = state.teams()[state.turn()].name.clone();
@@ -45,6 +44,6 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.quiet {
         println!("\n{}", render::describe_state(&state));
     }
-    println!("{events} events. Replay this game with: yutstation demo --seed {seed}");
+    println!("{events} events. Replay this game with: yutstation game random --seed {seed}");
     Ok(())
 }

@@ -1,0 +1,175 @@
+//! Where frames come from: a camera, a video file, or (for the demo and tests) the
+//! renderer. Shell code: it owns devices and files and stamps each frame with the
+//! station clock; everything downstream is judged on those stamps.
+
+use crate::referee::Millis;
+use opencv::core::Mat;
+use opencv::prelude::*;
+use opencv::videoio::{self, VideoCapture};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The station's clock, in milliseconds since the Unix epoch. `Wall` is the real
+/// clock; `Virtual` is advanced by a simulated camera so that a headless demo runs
+/// as fast as the machine allows with the same timings as a live one.
+#[derive(Debug, Clone)]
+pub enum Clock {
+    Wall,
+    Virtual(Arc<AtomicU64>),
+}
+
+impl Clock {
+    /// A virtual clock starting at the current wall time.
+    pub fn virtual_now() -> Clock {
+        Clock::Virtual(Arc::new(AtomicU64::new(wall_ms())))
+    }
+
+    pub fn now(&self) -> Millis {
+        match self {
+            Clock::Wall => wall_ms(),
+            Clock::Virtual(t) => t.load(Ordering::SeqCst),
+        }
+    }
+
+    /// Advance a virtual clock to `to` (never backwards); the wall clock ignores it.
+    pub fn advance_to(&self, to: Millis) {
+        if let Clock::Virtual(t) = self {
+            t.fetch_max(to, Ordering::SeqCst);
+        }
+    }
+
+    pub fn is_virtual(&self) -> bool {
+        matches!(self, Clock::Virtual(_))
+    }
+}
+
+fn wall_ms() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+/// One frame with the station time it was taken.
+pub struct Frame {
+    pub image: Mat,
+    pub at_ms: Millis,
+}
+
+/// Why frames stopped coming. One line a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("camera {index} cannot be opened: is it plugged in, and not used by another program?")]
+    CameraUnavailable { index: i32 },
+    #[error("camera {index} stopped sending frames (unplugged?): the station keeps running; plug it back and restart the station, or enter throws by hand")]
+    CameraLost { index: i32 },
+    #[error("video {path} cannot be opened: is it a video file OpenCV can read (MJPG/AVI, MP4 with ffmpeg)?")]
+    VideoUnavailable { path: PathBuf },
+    #[error("OpenCV: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+/// A source of frames. `Ok(None)` means it has ended (the end of a video file).
+pub trait FrameSource: Send {
+    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError>;
+    /// For the status line: "camera 0", "video match.avi", "rendered footage".
+    fn describe(&self) -> String;
+}
+
+enum Kind {
+    Camera(i32),
+    Video(PathBuf),
+}
+
+/// A camera or a video file through OpenCV's videoio. A video file is played at its
+/// own frame rate, as a camera would deliver it, so the station sees real timings.
+pub struct VideoSource {
+    cap: VideoCapture,
+    kind: Kind,
+    clock: Clock,
+    started: Instant,
+    start_ms: Millis,
+    frames: u64,
+    fps: f64,
+}
+
+impl VideoSource {
+    pub fn camera(index: i32, clock: Clock) -> Result<VideoSource, CaptureError> {
+        let cap = VideoCapture::new(index, videoio::CAP_ANY)?;
+        if !cap.is_opened()? {
+            return Err(CaptureError::CameraUnavailable { index });
+        }
+        Ok(Self::with(cap, Kind::Camera(index), clock))
+    }
+
+    pub fn video(path: &Path, clock: Clock) -> Result<VideoSource, CaptureError> {
+        let unavailable = || CaptureError::VideoUnavailable {
+            path: path.to_path_buf(),
+        };
+        if !path.is_file() {
+            return Err(unavailable());
+        }
+        let cap = VideoCapture::from_file(&path.to_string_lossy(), videoio::CAP_ANY)?;
+        if !cap.is_opened()? {
+            return Err(unavailable());
+        }
+        Ok(Self::with(cap, Kind::Video(path.to_path_buf()), clock))
+    }
+
+    fn with(cap: VideoCapture, kind: Kind, clock: Clock) -> VideoSource {
+        let fps = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
+        let fps = if fps.is_finite() && fps >= 1.0 {
+            fps
+        } else {
+            10.0
+        };
+        VideoSource {
+            cap,
+            kind,
+            start_ms: clock.now(),
+            clock,
+            started: Instant::now(),
+            frames: 0,
+            fps,
+        }
+    }
+}
+
+impl FrameSource for VideoSource {
+    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        let mut image = Mat::default();
+        let got = self.cap.read(&mut image)?;
+        if !got || image.empty() {
+            return match self.kind {
+                Kind::Camera(index) => Err(CaptureError::CameraLost { index }),
+                Kind::Video(_) => Ok(None),
+            };
+        }
+        let at_ms = match self.kind {
+            Kind::Camera(_) => self.clock.now(),
+            Kind::Video(_) => {
+                let offset = (self.frames as f64 * 1000.0 / self.fps) as u64;
+                self.frames += 1;
+                if self.clock.is_virtual() {
+                    self.clock.advance_to(self.start_ms + offset);
+                } else {
+                    let due = self.started + Duration::from_millis(offset);
+                    if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                        std::thread::sleep(wait);
+                    }
+                }
+                self.start_ms + offset
+            }
+        };
+        Ok(Some(Frame { image, at_ms }))
+    }
+
+    fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Camera(i) => format!("camera {i}"),
+            Kind::Video(p) => format!("video {}", p.display()),
+        }
+    }
+}

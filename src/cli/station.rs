@@ -1,0 +1,338 @@
+//! `yutstation station` and `yutstation demo`: the running station. The wiring
+//! lives in `station::run`; this file turns arguments into its options and serves
+//! the pages.
+
+use super::InputError;
+use anyhow::Context;
+use clap::Args;
+use rand::{Rng, SeedableRng};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use yutstation::capture::{Clock, FrameSource, VideoSource};
+use yutstation::sim::{Look, HELD_OUT_LOOK_BASE};
+use yutstation::station::core::default_setup;
+use yutstation::station::eyes::{load_classifier, load_detector, VisionSetup};
+use yutstation::station::run::{Autopilot, Options, Station, Tally};
+use yutstation::station::sim_camera::{simulated_detector, SimCamera};
+
+/// The appearance model shipped in the repository.
+const DEFAULT_MODEL: &str = "models/stick-appearance.yml";
+
+#[derive(Args)]
+pub struct StationArgs {
+    /// Camera index (0 = the first camera).
+    #[arg(long, conflicts_with = "video")]
+    pub camera: Option<i32>,
+    /// A video file to judge instead of a camera (played at its own frame rate).
+    #[arg(long, conflicts_with = "no_camera")]
+    pub video: Option<PathBuf>,
+    /// Run without a camera: the referee enters every throw at /console.
+    #[arg(long, conflicts_with = "camera")]
+    pub no_camera: bool,
+    /// The station profile (mat calibration and stick set). If it does not exist
+    /// yet, the station starts without judging: set it up at /calibrate.
+    #[arg(long, default_value = "station.profile.toml")]
+    pub profile: PathBuf,
+    /// The appearance model.
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    pub model: PathBuf,
+    /// The height sensor's serial port (optional).
+    #[arg(long)]
+    pub serial: Option<PathBuf>,
+    /// Where the pages and the live API are served.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// The data directory: the journal and the evidence images.
+    #[arg(long, default_value = "station-data")]
+    pub data: PathBuf,
+    /// The referee PIN (a random one is printed when not given).
+    #[arg(long, env = "YUTSTATION_PIN")]
+    pub pin: Option<String>,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Run without pages, as fast as the machine allows, and print a summary.
+    #[arg(long)]
+    pub headless: bool,
+    /// Stop after this many throws (headless: default 20).
+    #[arg(long)]
+    pub throws: Option<u32>,
+    /// Seed for the look, the throws and the stand-ins.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// The data directory (default: a new temporary one).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The referee PIN for /console.
+    #[arg(long, default_value = "0000")]
+    pub pin: String,
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    pub model: PathBuf,
+    /// Rendered frame size (width x height).
+    #[arg(long, default_value_t = 960)]
+    pub width: u32,
+    #[arg(long, default_value_t = 540)]
+    pub height: u32,
+}
+
+fn random_pin() -> String {
+    format!("{:04}", rand::random::<u16>() % 10_000)
+}
+
+pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
+    let clock = Clock::Wall;
+    let source: Option<Box<dyn FrameSource>> = match (&a.camera, &a.video) {
+        (Some(i), _) => Some(Box::new(
+            VideoSource::camera(*i, clock.clone()).map_err(|e| InputError(e.to_string()))?,
+        )),
+        (None, Some(v)) => Some(Box::new(
+            VideoSource::video(v, clock.clone()).map_err(|e| InputError(e.to_string()))?,
+        )),
+        (None, None) if a.no_camera => None,
+        (None, None) => {
+            return Err(InputError(
+                "give a frame source: --camera N or --video FILE (or --no-camera to enter throws by hand)".into(),
+            )
+            .into())
+        }
+    };
+    let detector = if source.is_none() {
+        None
+    } else if a.profile.exists() {
+        Some(load_detector(&a.profile, &a.model).map_err(|e| InputError(format!("{e:#}")))?)
+    } else {
+        eprintln!(
+            "yutstation: no profile at {} yet: the station will not judge until the mat and sticks are set up at /calibrate",
+            a.profile.display()
+        );
+        None
+    };
+    let sensor = a.serial.as_ref().map(|p| {
+        yutstation::sensor::SensorLink::spawn(
+            yutstation::sensor::LinkConfig::new(p.clone()),
+            yutstation::sensor::StationClock::new(),
+        )
+    });
+    let pin = a.pin.clone().unwrap_or_else(random_pin);
+    let mut station = Station::start(Options {
+        data_dir: a.data.clone(),
+        clock,
+        vision: VisionSetup {
+            detector,
+            profile_path: Some(a.profile.clone()),
+            model_path: a.model.clone(),
+        },
+        pin: pin.clone(),
+        default_setup: default_setup(),
+        sensor,
+        print_calls: true,
+        autopilot: None,
+    })
+    .with_context(|| format!("data directory {}", a.data.display()))?;
+    if let Some(source) = source {
+        station.attach_source(source)?;
+    }
+    if a.pin.is_none() {
+        println!("referee PIN: {pin}");
+    }
+    serve_until_interrupted(station, a.listen, None)
+}
+
+/// Find a held-out look the station can calibrate, as a crew would pick a hall.
+fn demo_look(
+    seed: u64,
+    width: u32,
+    height: u32,
+    model: &std::path::Path,
+) -> anyhow::Result<(Look, yutstation::vision::Detector)> {
+    let mut last = None;
+    for k in 0..20 {
+        let look = Look::random(HELD_OUT_LOOK_BASE + 900_000 + seed * 31 + k, width, height);
+        match simulated_detector(&look, load_classifier(model)?) {
+            Ok(d) => return Ok((look, d)),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.expect("tried at least once"))
+}
+
+pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
+    let data = match &a.data {
+        Some(d) => d.clone(),
+        None => {
+            let d = std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()));
+            std::fs::create_dir_all(&d)?;
+            d
+        }
+    };
+    let clock = if a.headless {
+        Clock::virtual_now()
+    } else {
+        Clock::Wall
+    };
+    let (look, detector) = demo_look(a.seed, a.width, a.height, &a.model)?;
+    // The simulated height sensor on a pseudo-terminal, read through the real link
+    // (real time only: it runs on the wall clock).
+    let sensor_sim = if a.headless {
+        None
+    } else {
+        Some(yut_height_sim::spawn(
+            yut_height_sim::SimOptions {
+                link: Some(data.join("height-sensor")),
+                ..Default::default()
+            },
+            vec![],
+        )?)
+    };
+    let sensor = sensor_sim.as_ref().map(|sim| {
+        yutstation::sensor::SensorLink::spawn(
+            yutstation::sensor::LinkConfig::new(sim.path().to_path_buf()),
+            yutstation::sensor::StationClock::new(),
+        )
+    });
+    let mut station = Station::start(Options {
+        data_dir: data.clone(),
+        clock: clock.clone(),
+        vision: VisionSetup {
+            detector: Some(detector),
+            profile_path: None,
+            model_path: a.model.clone(),
+        },
+        pin: a.pin.clone(),
+        default_setup: default_setup(),
+        sensor,
+        print_calls: true,
+        autopilot: Some(Autopilot {
+            seed: a.seed,
+            run_games: true,
+            delay_ms: if a.headless { 0 } else { 2500 },
+        }),
+    })?;
+    let mut camera = SimCamera::new(
+        look,
+        a.seed,
+        clock,
+        station.gate.clone(),
+        station.truths.clone(),
+    );
+    if let Some(sim) = sensor_sim {
+        let sim = std::sync::Mutex::new(sim);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed);
+        camera = camera.on_throw(move |_| {
+            // Most throws go well above a seated thrower's shoulder (65 cm); one in
+            // fifteen stays low, for the referee to rule on.
+            let apex_mm = if rng.gen_bool(1.0 / 15.0) {
+                rng.gen_range(420.0..580.0)
+            } else {
+                rng.gen_range(850.0..1500.0)
+            };
+            if let Ok(sim) = sim.lock() {
+                sim.inject(yut_height_sim::Step::Throw {
+                    apex_mm,
+                    release_mm: 400.0,
+                });
+            }
+        });
+    }
+    station.attach_source(Box::new(camera))?;
+    println!(
+        "yutstation demo: rendered throws on a generated mat, journal in {}",
+        data.display()
+    );
+    if a.headless {
+        let want = a.throws.unwrap_or(20);
+        let mut tally = station.tally.clone();
+        let started = std::time::Instant::now();
+        let bar_every = Duration::from_millis(200);
+        loop {
+            let t = tally.borrow_and_update().clone();
+            if t.throws >= want {
+                break;
+            }
+            std::thread::sleep(bar_every);
+        }
+        let t = tally.borrow().clone();
+        let secs = started.elapsed().as_secs_f64();
+        station.stop();
+        print_summary(&t, secs);
+        return Ok(());
+    }
+    println!(
+        "display: http://{}/display   console: http://{}/console (PIN {})",
+        a.listen, a.listen, a.pin
+    );
+    serve_until_interrupted(station, a.listen, a.throws)
+}
+
+fn print_summary(t: &Tally, secs: f64) {
+    let pct = |a: u32| {
+        if t.throws == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / t.throws as f64
+        }
+    };
+    println!("\nsummary: {} throws in {secs:.1} s", t.throws);
+    println!(
+        "  called automatically and right: {} ({:.1}%)",
+        t.auto_right,
+        pct(t.auto_right)
+    );
+    println!(
+        "  called automatically and WRONG (silent errors): {} ({:.1}%)",
+        t.auto_wrong,
+        pct(t.auto_wrong)
+    );
+    println!(
+        "  referred to the referee: {} ({:.1}%)",
+        t.referred,
+        pct(t.referred)
+    );
+    println!("  missed by the camera (entered by hand): {}", t.missed);
+    println!("  games finished: {}", t.games_finished);
+    if t.refused > 0 {
+        println!("  camera calls refused by the rules: {}", t.refused);
+    }
+}
+
+fn serve_until_interrupted(
+    station: Station,
+    listen: SocketAddr,
+    stop_after: Option<u32>,
+) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Runtime::new()?;
+    let hub = station.hub.clone();
+    let mut tally = station.tally.clone();
+    let outcome = rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+            InputError(format!(
+                "cannot listen on {listen}: {e} (is another station running? use --listen)"
+            ))
+        })?;
+        println!("serving on http://{listen}/display and http://{listen}/console");
+        let server = yutstation::station::server::serve(hub, listener);
+        let enough = async {
+            match stop_after {
+                Some(n) => {
+                    while tally.borrow_and_update().throws < n {
+                        if tally.changed().await.is_err() {
+                            break;
+                        }
+                    }
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            r = server => r.map_err(anyhow::Error::from),
+            _ = tokio::signal::ctrl_c() => Ok(()),
+            _ = enough => Ok(()),
+        }
+    });
+    station.stop();
+    outcome
+}

@@ -1,0 +1,441 @@
+//! The vision task: one thread that receives frames, runs the settle tracker and,
+//! when the sticks have come to rest, the detector; it also keeps the live picture
+//! for the console and runs the calibration steps on the newest frame. It holds no
+//! game logic: it reports what it saw and the core decides what that means.
+
+use super::hub::{CalibrateReply, CalibrateStep, Check};
+use super::overlay;
+use crate::capture::Frame;
+use crate::referee::Millis;
+use crate::vision::calibrate::{calibrate, Calibration, MatSpec};
+use crate::vision::classify::Classifier;
+use crate::vision::profile::{Profile, PROFILE_VERSION};
+use crate::vision::settle::{self, Event, Tracker};
+use crate::vision::{self, Detector, Verdict};
+use opencv::core::{Mat, Vector};
+use opencv::prelude::*;
+use opencv::{imgcodecs, imgproc};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+
+/// What the vision task tells the core.
+#[derive(Debug)]
+pub enum Seen {
+    /// The tracker's state changed ("empty", "moving", "judged", ...).
+    Status(&'static str),
+    /// A throw came to rest and was judged. `evidence` is the annotated frame (JPEG).
+    Judged {
+        verdict: Verdict,
+        evidence: Vec<u8>,
+        /// When the sticks were first seen moving, and when they stopped.
+        motion_ms: Millis,
+        still_ms: Millis,
+        judged_ms: Millis,
+    },
+    /// The sticks were taken away before the call: the referee should know.
+    PickedUpBeforeCall { at_ms: Millis },
+    /// The source ended (a video file) or failed (a camera unplugged): one line.
+    SourceEnded { reason: Option<String> },
+    /// The station now judges with this profile (after calibration).
+    ProfileChanged { message: String },
+}
+
+/// What the vision task is asked from outside its frame stream.
+pub enum Ask {
+    Calibrate {
+        step: CalibrateStep,
+        mat: Option<String>,
+        reply: oneshot::Sender<CalibrateReply>,
+    },
+}
+
+/// Input to the vision task.
+pub enum Input {
+    Frame(Frame),
+    /// The source has no more frames (`None`) or failed (the reason).
+    End(Option<String>),
+}
+
+/// Where a profile lives and how the station judges.
+pub struct VisionSetup {
+    pub detector: Option<Detector>,
+    /// Where calibration saves the profile (and its empty-mat picture beside it).
+    pub profile_path: Option<PathBuf>,
+    pub model_path: PathBuf,
+}
+
+/// Load a detector from a profile file and the appearance model. Errors are one
+/// line a person can act on.
+pub fn load_detector(profile: &Path, model: &Path) -> anyhow::Result<Detector> {
+    let text = std::fs::read_to_string(profile).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read profile {}: {e} (calibrate the mat first: /calibrate or `yutstation calibrate`)",
+            profile.display()
+        )
+    })?;
+    let p = Profile::from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", profile.display()))?;
+    let empty_path = profile.with_file_name(&p.empty_image);
+    let empty = imgcodecs::imread(&empty_path.to_string_lossy(), imgcodecs::IMREAD_COLOR)?;
+    anyhow::ensure!(
+        !empty.empty(),
+        "profile {}: its empty-mat picture {} cannot be read (calibrate again)",
+        profile.display(),
+        empty_path.display()
+    );
+    let taught = p.sticks.ok_or_else(|| {
+        anyhow::anyhow!(
+            "profile {} has no stick set: teach the sticks first (/calibrate or `yutstation teach`)",
+            profile.display()
+        )
+    })?;
+    Ok(Detector::new(
+        p.calibration,
+        taught,
+        empty,
+        load_classifier(model)?,
+    )?)
+}
+
+/// The appearance model, or the taught-faces rule when the file is missing.
+pub fn load_classifier(model: &Path) -> anyhow::Result<Classifier> {
+    if !model.exists() {
+        tracing_line(&format!(
+            "no appearance model at {}: judging with the taught-faces rule (less accurate)",
+            model.display()
+        ));
+        return Ok(Classifier::Taught);
+    }
+    Classifier::load(&model.to_string_lossy())
+        .map_err(|e| anyhow::anyhow!("appearance model {}: {}", model.display(), e.message))
+}
+
+fn tracing_line(s: &str) {
+    eprintln!("yutstation: {s}");
+}
+
+/// Calibration in progress: the pictures captured so far.
+#[derive(Default)]
+struct Calibrating {
+    calibration: Option<Calibration>,
+    empty: Option<Mat>,
+    front: Option<Mat>,
+    back: Option<Mat>,
+    marked: Option<Mat>,
+}
+
+/// How often the live picture is refreshed (ms of station time).
+const LIVE_EVERY_MS: Millis = 200;
+
+/// Run the vision task until the frame channel closes.
+pub fn run(
+    mut setup: VisionSetup,
+    frames: Receiver<Input>,
+    asks: Receiver<Ask>,
+    seen: Sender<Seen>,
+    live: watch::Sender<Option<Arc<[u8]>>>,
+) {
+    let mut tracker = Tracker::new(settle::Config::default());
+    let mut empty_small = setup
+        .detector
+        .as_ref()
+        .and_then(|d| settle::small_grey(&d.empty).ok());
+    let mut prev: Option<settle::Small> = None;
+    let mut last_live: Option<Millis> = None;
+    let mut last_verdict: Option<Verdict> = None;
+    let mut motion_ms: Millis = 0;
+    let mut newest: Option<Mat> = None;
+    let mut cal = Calibrating::default();
+    let mut status = "";
+    let say_status = |s: &'static str, status: &mut &'static str| {
+        if *status != s {
+            *status = s;
+            let _ = seen.send(Seen::Status(s));
+        }
+    };
+    if setup.detector.is_none() {
+        say_status("off", &mut status);
+    }
+    loop {
+        while let Ok(ask) = asks.try_recv() {
+            match ask {
+                Ask::Calibrate { step, mat, reply } => {
+                    let answer = calibrate_step(&mut setup, &mut cal, newest.as_ref(), step, mat);
+                    if answer.ok && step == CalibrateStep::Save {
+                        empty_small = setup
+                            .detector
+                            .as_ref()
+                            .and_then(|d| settle::small_grey(&d.empty).ok());
+                        tracker = Tracker::new(settle::Config::default());
+                        prev = None;
+                        let _ = seen.send(Seen::ProfileChanged {
+                            message: answer.message.clone(),
+                        });
+                        say_status("empty", &mut status);
+                    }
+                    let _ = reply.send(answer);
+                }
+            }
+        }
+        let input = match frames.recv_timeout(Duration::from_millis(50)) {
+            Ok(i) => i,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        let frame = match input {
+            Input::Frame(f) => f,
+            Input::End(reason) => {
+                let _ = seen.send(Seen::SourceEnded { reason });
+                continue;
+            }
+        };
+        let t = frame.at_ms;
+        if let (Some(det), Some(empty_small)) = (&setup.detector, &empty_small) {
+            let judged = (|| -> opencv::Result<Option<Seen>> {
+                let small = settle::small_grey(&frame.image)?;
+                let stats = settle::frame_stats(t, &small, prev.as_ref(), empty_small)?;
+                prev = Some(small);
+                Ok(match tracker.update(stats) {
+                    Some(Event::ThrowStarted) => {
+                        motion_ms = t;
+                        last_verdict = None;
+                        say_status("moving", &mut status);
+                        None
+                    }
+                    Some(Event::Judge { first_still_ms }) => {
+                        let verdict = det.detect(&frame.image)?;
+                        let annotated = overlay::annotate(
+                            &frame.image,
+                            Some(&det.calibration),
+                            Some(&verdict),
+                        )?;
+                        let evidence = overlay::jpeg(&annotated, 1280, 85)?;
+                        last_verdict = Some(verdict.clone());
+                        say_status("judged", &mut status);
+                        Some(Seen::Judged {
+                            verdict,
+                            evidence,
+                            motion_ms,
+                            still_ms: first_still_ms,
+                            judged_ms: t,
+                        })
+                    }
+                    Some(Event::Collected) => {
+                        last_verdict = None;
+                        say_status("empty", &mut status);
+                        None
+                    }
+                    Some(Event::PickedUpBeforeCall) => {
+                        say_status("empty", &mut status);
+                        Some(Seen::PickedUpBeforeCall { at_ms: t })
+                    }
+                    None => None,
+                })
+            })();
+            match judged {
+                Ok(Some(s)) => {
+                    let _ = seen.send(s);
+                }
+                Ok(None) => {}
+                Err(e) => tracing_line(&format!("vision: frame at {t} ms skipped: {e}")),
+            }
+        }
+        if last_live.is_none_or(|l| t >= l + LIVE_EVERY_MS) {
+            last_live = Some(t);
+            let cal_now = setup
+                .detector
+                .as_ref()
+                .map(|d| &d.calibration)
+                .or(cal.calibration.as_ref());
+            if let Ok(pic) = overlay::annotate(&frame.image, cal_now, last_verdict.as_ref())
+                .and_then(|m| overlay::jpeg(&m, 800, 75))
+            {
+                live.send_replace(Some(pic.into()));
+            }
+        }
+        newest = Some(frame.image);
+    }
+}
+
+fn reply(ok: bool, message: impl Into<String>, checks: Vec<Check>) -> CalibrateReply {
+    CalibrateReply {
+        ok,
+        message: message.into(),
+        checks,
+    }
+}
+
+fn check(name: &str, ok: bool, detail: String) -> Check {
+    Check {
+        name: name.into(),
+        ok,
+        detail,
+    }
+}
+
+/// Light and focus of a picture, as checks a set-up crew can read.
+fn picture_checks(img: &Mat) -> opencv::Result<Vec<Check>> {
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(img, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    let mean = opencv::core::mean_def(&grey)?[0];
+    let mut lap = Mat::default();
+    imgproc::laplacian_def(&grey, &mut lap, opencv::core::CV_64F)?;
+    let mut m = Vector::<f64>::new();
+    let mut sd = Vector::<f64>::new();
+    opencv::core::mean_std_dev_def(&lap, &mut m, &mut sd)?;
+    let sharp = sd.get(0)?.powi(2);
+    Ok(vec![
+        check(
+            "light",
+            (60.0..=230.0).contains(&mean),
+            format!("mean grey {mean:.0} of 255 (60–230 is good)"),
+        ),
+        check(
+            "focus",
+            sharp >= 20.0,
+            format!("sharpness {sharp:.0} (20 or more is good)"),
+        ),
+    ])
+}
+
+fn calibrate_step(
+    setup: &mut VisionSetup,
+    cal: &mut Calibrating,
+    newest: Option<&Mat>,
+    step: CalibrateStep,
+    mat: Option<String>,
+) -> CalibrateReply {
+    let Some(frame) = newest else {
+        return reply(false, "no camera picture yet: check the camera", vec![]);
+    };
+    let mut checks = match picture_checks(frame) {
+        Ok(c) => c,
+        Err(e) => return reply(false, format!("cannot read the picture: {e}"), vec![]),
+    };
+    match step {
+        CalibrateStep::Empty => {
+            let spec: MatSpec = match mat.as_deref().unwrap_or("circle:160").parse() {
+                Ok(s) => s,
+                Err(e) => return reply(false, e, checks),
+            };
+            match calibrate(frame, spec) {
+                Ok(c) => {
+                    let px = c.map.px_per_cm(c.map.to_px([0.0, 0.0]));
+                    checks.push(check(
+                        "mat",
+                        true,
+                        format!("{} found, {px:.1} px/cm at the centre", c.mat),
+                    ));
+                    *cal = Calibrating {
+                        calibration: Some(c),
+                        empty: Some(frame.clone()),
+                        ..Calibrating::default()
+                    };
+                    reply(
+                        true,
+                        "mat found: now lay all four sticks flat face up on the mat, then press capture",
+                        checks,
+                    )
+                }
+                Err(e) => {
+                    checks.push(check("mat", false, e.to_string()));
+                    reply(false, format!("calibration refused: {e}"), checks)
+                }
+            }
+        }
+        CalibrateStep::Front | CalibrateStep::Back | CalibrateStep::Marked => {
+            if cal.calibration.is_none() {
+                return reply(false, "capture the empty mat first", checks);
+            }
+            let (slot, next) = match step {
+                CalibrateStep::Front => (
+                    &mut cal.front,
+                    "now turn all four sticks round face up, then press capture",
+                ),
+                CalibrateStep::Back => (
+                    &mut cal.back,
+                    "now turn only the marked stick flat face up (the other three round face up), then press capture",
+                ),
+                _ => (&mut cal.marked, "all pictures taken: press save"),
+            };
+            *slot = Some(frame.clone());
+            reply(true, next, checks)
+        }
+        CalibrateStep::Save => save_profile(setup, cal, checks),
+    }
+}
+
+fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) -> CalibrateReply {
+    let (Some(c), Some(empty), Some(front), Some(back), Some(marked)) = (
+        &cal.calibration,
+        &cal.empty,
+        &cal.front,
+        &cal.back,
+        &cal.marked,
+    ) else {
+        return reply(
+            false,
+            "capture the empty mat and the three stick pictures first",
+            checks,
+        );
+    };
+    let taught = match vision::teach(c, empty, front, back, marked) {
+        Ok(t) => t,
+        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
+    };
+    let classifier = match load_classifier(&setup.model_path) {
+        Ok(c) => c,
+        Err(e) => return reply(false, e.to_string(), checks),
+    };
+    let mut message = String::from("profile taught");
+    if let Some(path) = &setup.profile_path {
+        let empty_name = format!(
+            "{}.empty.png",
+            path.file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "profile".into())
+        );
+        let profile = Profile {
+            version: PROFILE_VERSION,
+            empty_image: empty_name.clone(),
+            calibration: c.clone(),
+            sticks: Some(taught.clone()),
+        };
+        let written = imgcodecs::imwrite(
+            &path.with_file_name(&empty_name).to_string_lossy(),
+            empty,
+            &Vector::new(),
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|ok| {
+            if ok {
+                std::fs::write(path, profile.to_toml()).map_err(|e| e.to_string())
+            } else {
+                Err("the empty-mat picture could not be written".into())
+            }
+        });
+        match written {
+            Ok(()) => message = format!("profile saved to {}", path.display()),
+            Err(e) => {
+                return reply(
+                    false,
+                    format!("cannot save the profile to {}: {e}", path.display()),
+                    checks,
+                )
+            }
+        }
+    }
+    match Detector::new(c.clone(), taught, empty.clone(), classifier) {
+        Ok(d) => {
+            setup.detector = Some(d);
+            reply(
+                true,
+                format!("{message}; the station now judges with it"),
+                checks,
+            )
+        }
+        Err(e) => reply(false, format!("cannot build the detector: {e}"), checks),
+    }
+}

@@ -1,0 +1,709 @@
+//! The shell: start the station's tasks and join them with channels.
+//!
+//! ```text
+//! source thread ──frames──▶ vision thread ──Seen──▶ core thread ──▶ watch<Published> ──▶ web server
+//!   (camera, video,            (tracker,              (journal,                 ▲
+//!    rendered footage)          detector)              match, clock)   requests ┘ (commands, calibration)
+//! ```
+//!
+//! The core thread owns the journal: every change is checked by the fold, written
+//! durably, then published. It holds no rules of its own; it asks `journal`,
+//! `referee` and [`super::core`].
+
+use super::command::{self, Command};
+use super::core::{self as decide, throw_gate, ThrowGate};
+use super::eyes::{self, Ask, Input, Seen, VisionSetup};
+use super::hub::{Hub, Published, Request};
+use super::sim_camera::RenderedThrow;
+use super::view::{self, Health};
+use crate::capture::{Clock, FrameSource};
+use crate::journal::{Entry, EvidenceStore, Journal};
+use crate::referee::{Action, MatchEvent, MatchSetup, Millis};
+use crate::rules::yut::{Phase, ThrowResult};
+use crate::sensor::{self, HeightRule, SensorLink};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The demo's stand-ins: who plays the placer and the referee when nobody does.
+#[derive(Debug, Clone)]
+pub struct Autopilot {
+    pub seed: u64,
+    /// Register and start a game by itself (and the next one when a game ends).
+    pub run_games: bool,
+    /// How long the stand-ins wait before acting (ms of station time), so a person
+    /// at the console can act first. 0 on a virtual clock.
+    pub delay_ms: Millis,
+}
+
+/// How to run a station.
+pub struct Options {
+    pub data_dir: PathBuf,
+    pub clock: Clock,
+    pub vision: VisionSetup,
+    /// The referee PIN.
+    pub pin: String,
+    pub default_setup: MatchSetup,
+    pub sensor: Option<SensorLink>,
+    /// Print every call in the terminal.
+    pub print_calls: bool,
+    pub autopilot: Option<Autopilot>,
+}
+
+/// A running station.
+pub struct Station {
+    pub hub: Hub,
+    /// The match's throw gate (for a rendered camera).
+    pub gate: watch::Receiver<ThrowGate>,
+    /// Rendered truths go here (for a rendered camera).
+    pub truths: mpsc::Sender<RenderedThrow>,
+    /// What the demo's scorekeeper counted so far.
+    pub tally: watch::Receiver<Tally>,
+    core_tx: mpsc::Sender<CoreMsg>,
+    threads: Vec<JoinHandle<()>>,
+    frames: Option<SyncSender<Input>>,
+    /// Tells the capture thread to stop.
+    stopping: Arc<std::sync::atomic::AtomicBool>,
+    clock: Clock,
+    asks: Option<mpsc::Sender<Ask>>,
+}
+
+/// The demo's count of calls against the rendered truth.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub throws: u32,
+    /// Called automatically and right / wrong (a silent error).
+    pub auto_right: u32,
+    pub auto_wrong: u32,
+    /// Sent to the referee (and called by the stand-in).
+    pub referred: u32,
+    /// The camera made no call (the stand-in entered the throw by hand).
+    pub missed: u32,
+    pub games_finished: u32,
+    /// Calls refused by the rules (should stay 0).
+    pub refused: u32,
+}
+
+enum CoreMsg {
+    Request(Request),
+    Seen(Seen),
+    Truth(RenderedThrow),
+    Stop,
+}
+
+impl Station {
+    /// Open the journal, start the vision and core threads. Frames come from
+    /// [`Station::attach_source`].
+    pub fn start(opts: Options) -> anyhow::Result<Station> {
+        let (journal, problems) = Journal::open(&opts.data_dir)?;
+        let evidence = Arc::new(EvidenceStore::new(opts.data_dir.join("evidence")));
+        let mut health = Health::default();
+        for p in &problems {
+            health.problem(p.to_string());
+            eprintln!("yutstation: {p}");
+        }
+        if problems
+            .iter()
+            .any(|p| matches!(p, crate::journal::Problem::Damaged { .. }))
+        {
+            health.journal = "read-only: the journal is damaged".into();
+        }
+        health.sensor = if opts.sensor.is_some() {
+            "connecting".into()
+        } else {
+            "none".into()
+        };
+        let now = opts.clock.now().max(journal.station().last_at);
+        let (published_tx, published) = watch::channel(Arc::new(Published::default()));
+        let (gate_tx, gate) = watch::channel(throw_gate(journal.station(), now));
+        let (tally_tx, tally) = watch::channel(Tally::default());
+        let (live_tx, live) = watch::channel(None);
+        let (requests_tx, mut requests_rx) = tokio::sync::mpsc::channel::<Request>(64);
+        let (core_tx, core_rx) = mpsc::channel::<CoreMsg>();
+        let (seen_tx, seen_rx) = mpsc::channel::<Seen>();
+        let (asks_tx, asks_rx) = mpsc::channel::<Ask>();
+        let (frames_tx, frames_rx) = mpsc::sync_channel::<Input>(1);
+        let (truth_tx, truth_rx) = mpsc::channel::<RenderedThrow>();
+        let mut threads = Vec::new();
+        if opts.vision.detector.is_some() {
+            health.vision = "empty".into();
+        }
+
+        // Forward the web server's requests and the vision's sightings to the core.
+        let fwd = core_tx.clone();
+        std::thread::Builder::new()
+            .name("requests".into())
+            .spawn(move || {
+                while let Some(r) = requests_rx.blocking_recv() {
+                    if fwd.send(CoreMsg::Request(r)).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        let fwd = core_tx.clone();
+        std::thread::Builder::new()
+            .name("seen".into())
+            .spawn(move || {
+                for s in seen_rx {
+                    if fwd.send(CoreMsg::Seen(s)).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        let fwd = core_tx.clone();
+        std::thread::Builder::new()
+            .name("truths".into())
+            .spawn(move || {
+                for t in truth_rx {
+                    if fwd.send(CoreMsg::Truth(t)).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        let setup = opts.vision;
+        threads.push(
+            std::thread::Builder::new()
+                .name("vision".into())
+                .spawn(move || eyes::run(setup, frames_rx, asks_rx, seen_tx, live_tx))?,
+        );
+        let mut core = Core {
+            journal,
+            clock: opts.clock.clone(),
+            seq: 0,
+            health,
+            default_setup: opts.default_setup,
+            published: published_tx,
+            gate: gate_tx,
+            tally: tally_tx,
+            asks: asks_tx.clone(),
+            sensor: opts.sensor,
+            print_calls: opts.print_calls,
+            autopilot: opts.autopilot.map(|a| Pilot {
+                rng: StdRng::seed_from_u64(a.seed),
+                cfg: a,
+                since: now,
+            }),
+            truths: VecDeque::new(),
+            last_call_key: None,
+            motion_ms: None,
+        };
+        core.publish(true);
+        threads.push(
+            std::thread::Builder::new()
+                .name("core".into())
+                .spawn(move || core.run(core_rx))?,
+        );
+        Ok(Station {
+            hub: Hub {
+                published,
+                requests: requests_tx,
+                live,
+                evidence,
+                pin: opts.pin.into(),
+            },
+            gate,
+            truths: truth_tx,
+            tally,
+            core_tx,
+            threads,
+            frames: Some(frames_tx),
+            stopping: Arc::default(),
+            clock: opts.clock,
+            asks: Some(asks_tx),
+        })
+    }
+
+    /// Feed frames from `source` on a thread of their own until it ends.
+    pub fn attach_source(&mut self, mut source: Box<dyn FrameSource>) -> anyhow::Result<()> {
+        let frames = self
+            .frames
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("the station is stopping"))?;
+        let block = self.clock.is_virtual();
+        let core_tx = self.core_tx.clone();
+        let what = source.describe();
+        let stopping = self.stopping.clone();
+        let _ = core_tx.send(CoreMsg::Seen(Seen::Status("camera ok")));
+        eprintln!("yutstation: frames from {what}");
+        self.threads.push(
+            std::thread::Builder::new()
+                .name("capture".into())
+                .spawn(move || loop {
+                    if stopping.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    match source.next_frame() {
+                        Ok(Some(frame)) => {
+                            let input = Input::Frame(frame);
+                            if block {
+                                if frames.send(input).is_err() {
+                                    return;
+                                }
+                            } else {
+                                // A live camera never waits for the vision: a frame that
+                                // finds the vision busy is dropped, the next one is fresher.
+                                match frames.try_send(input) {
+                                    Ok(()) | Err(TrySendError::Full(_)) => {}
+                                    Err(TrySendError::Disconnected(_)) => return,
+                                }
+                            }
+                        }
+                        Ok(None) => {
+                            let _ = frames.send(Input::End(None));
+                            return;
+                        }
+                        Err(e) => {
+                            let _ = frames.send(Input::End(Some(e.to_string())));
+                            return;
+                        }
+                    }
+                })?,
+        );
+        Ok(())
+    }
+
+    /// Stop every thread (the journal is already durable).
+    pub fn stop(mut self) {
+        let _ = self.core_tx.send(CoreMsg::Stop);
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.frames = None;
+        self.asks = None;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Pilot {
+    cfg: Autopilot,
+    rng: StdRng,
+    /// When the match last changed: the stand-ins wait `delay_ms` after it.
+    since: Millis,
+}
+
+struct Core {
+    journal: Journal,
+    clock: Clock,
+    seq: u64,
+    health: Health,
+    default_setup: MatchSetup,
+    published: watch::Sender<Arc<Published>>,
+    gate: watch::Sender<ThrowGate>,
+    tally: watch::Sender<Tally>,
+    asks: mpsc::Sender<Ask>,
+    sensor: Option<SensorLink>,
+    print_calls: bool,
+    autopilot: Option<Pilot>,
+    truths: VecDeque<RenderedThrow>,
+    last_call_key: Option<(u32, u32, Option<ThrowResult>, &'static str)>,
+    /// When the current throw's sticks were first seen moving (station time).
+    motion_ms: Option<Millis>,
+}
+
+/// How long a rendered throw may go without a camera call before the demo's
+/// stand-in referee enters it by hand.
+const MISSED_AFTER_MS: Millis = 8_000;
+
+impl Core {
+    fn now(&self) -> Millis {
+        self.clock.now().max(self.journal.station().last_at)
+    }
+
+    fn run(mut self, rx: mpsc::Receiver<CoreMsg>) {
+        let tick = Duration::from_millis(if self.clock.is_virtual() { 5 } else { 250 });
+        let mut last_beat = self.now();
+        loop {
+            let changed = match rx.recv_timeout(tick) {
+                Ok(CoreMsg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(CoreMsg::Request(r)) => self.request(r),
+                Ok(CoreMsg::Seen(s)) => self.seen(s),
+                Ok(CoreMsg::Truth(t)) => {
+                    self.truths.push_back(t);
+                    false
+                }
+                Err(RecvTimeoutError::Timeout) => false,
+            };
+            let piloted = self.pilot();
+            let now = self.now();
+            if changed || piloted {
+                self.publish(true);
+                last_beat = now;
+            } else if now >= last_beat + 1000 {
+                // Clocks move: republish with the new time (the same seq).
+                self.publish(false);
+                last_beat = now;
+            }
+        }
+    }
+
+    fn append(&mut self, entry: Entry) -> Result<i64, String> {
+        let id = self.journal.append(&entry).map_err(|e| e.to_string())?;
+        if let Some(p) = &mut self.autopilot {
+            p.since = entry.at_ms();
+        }
+        Ok(id)
+    }
+
+    fn request(&mut self, r: Request) -> bool {
+        match r {
+            Request::Command { by, command, reply } => {
+                let result = self.command(&by, &command);
+                let ok = result.is_ok();
+                let _ = reply.send(result);
+                ok
+            }
+            Request::Calibrate {
+                by,
+                step,
+                mat,
+                reply,
+            } => {
+                eprintln!("yutstation: calibration step {step:?} by {by}");
+                let _ = self.asks.send(Ask::Calibrate { step, mat, reply });
+                false
+            }
+        }
+    }
+
+    fn command(&mut self, by: &str, command: &Command) -> Result<i64, String> {
+        let now = self.now();
+        let entry = command::to_entry(
+            command,
+            self.journal.station().current(),
+            &self.default_setup,
+            by,
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+        self.append(entry)
+    }
+
+    fn seen(&mut self, s: Seen) -> bool {
+        match s {
+            Seen::Status(st) => {
+                if st == "camera ok" {
+                    self.health.camera = "ok".into();
+                } else {
+                    self.health.vision = st.into();
+                    if st == "moving" {
+                        self.motion_ms = Some(self.now());
+                    }
+                }
+                true
+            }
+            Seen::PickedUpBeforeCall { at_ms } => {
+                self.health.problem(format!(
+                    "{at_ms}: the sticks were picked up before the call"
+                ));
+                true
+            }
+            Seen::SourceEnded { reason } => {
+                match reason {
+                    Some(r) => {
+                        self.health.camera = format!("lost: {r}");
+                        eprintln!("yutstation: {r}");
+                    }
+                    None => self.health.camera = "ended".into(),
+                }
+                true
+            }
+            Seen::ProfileChanged { message } => {
+                self.health.vision = "empty".into();
+                eprintln!("yutstation: {message}");
+                true
+            }
+            Seen::Judged {
+                verdict,
+                evidence,
+                motion_ms,
+                still_ms,
+                judged_ms,
+            } => self.judged(verdict, evidence, motion_ms, still_ms, judged_ms),
+        }
+    }
+
+    fn judged(
+        &mut self,
+        verdict: crate::vision::Verdict,
+        evidence: Vec<u8>,
+        motion_ms: Millis,
+        still_ms: Millis,
+        judged_ms: Millis,
+    ) -> bool {
+        let Some(game) = self.journal.station().current() else {
+            self.health
+                .problem("a throw was seen but no game is registered".into());
+            return true;
+        };
+        let next = game.next_thrower();
+        let evidence = match self.journal.put_evidence(&evidence) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                self.health.problem(format!("evidence not stored: {e}"));
+                None
+            }
+        };
+        let height = match (&self.sensor, next) {
+            (Some(link), Some(n)) => {
+                let required = game
+                    .lineup(n.team)
+                    .thrower(n.slot)
+                    .stance
+                    .map(|s| s.height_cm)
+                    .unwrap_or(0);
+                // The window: from well before the sticks reached the mat to their rest.
+                // The sensor stamps on its own monotonic clock: map station time onto it.
+                let offset = self.clock.now() as i64 - link.clock().now();
+                let start = motion_ms.saturating_sub(3000) as i64 - offset;
+                link.check_throw(
+                    start,
+                    still_ms as i64 - offset,
+                    required,
+                    HeightRule::default(),
+                )
+            }
+            _ => sensor::check_without_sensor(),
+        };
+        let v = decide::referee_verdict(&verdict, evidence, &height);
+        let at = judged_ms.max(self.journal.station().last_at);
+        let truth = self.truths.pop_front();
+        let entry = Entry::Event(MatchEvent::new(at, Action::Throw { verdict: v.clone() }));
+        match self.append(entry) {
+            Ok(_) => {
+                let mut t = self.tally.borrow().clone();
+                t.throws += 1;
+                match (v.automatic_call(), truth.as_ref()) {
+                    (Some(r), Some(truth)) if r == truth.truth.result => t.auto_right += 1,
+                    (Some(_), Some(_)) => t.auto_wrong += 1,
+                    (None, _) => t.referred += 1,
+                    (Some(_), None) => {}
+                }
+                self.tally.send_replace(t);
+                if let Some(truth) = truth {
+                    // The stand-in referee needs the truth until the throw is called.
+                    if v.automatic_call().is_none() {
+                        self.truths.push_front(truth);
+                    }
+                }
+            }
+            Err(e) => {
+                let mut t = self.tally.borrow().clone();
+                t.refused += 1;
+                self.tally.send_replace(t);
+                self.health
+                    .problem(format!("camera call not recorded: {e}"));
+                eprintln!("yutstation: camera call not recorded: {e}");
+            }
+        }
+        true
+    }
+
+    /// The demo's stand-ins act when it is their turn and nobody else has.
+    fn pilot(&mut self) -> bool {
+        let now = self.now();
+        let Some(p) = &mut self.autopilot else {
+            return false;
+        };
+        if now < p.since + p.cfg.delay_ms {
+            return false;
+        }
+        let station = self.journal.station();
+        let by = "demo".to_string();
+        let entry = match station.current() {
+            None if p.cfg.run_games => Some(Entry::NewGame {
+                at_ms: now,
+                setup: self.default_setup.clone(),
+            }),
+            None => None,
+            Some(m) if m.is_over() => {
+                if p.cfg.run_games && now >= p.since + p.cfg.delay_ms * 3 {
+                    Some(Entry::NewGame {
+                        at_ms: now,
+                        setup: self.default_setup.clone(),
+                    })
+                } else {
+                    None
+                }
+            }
+            Some(m) if !m.started() => p
+                .cfg
+                .run_games
+                .then(|| event(now, &by, Action::Start, None)),
+            Some(m) if m.timeout_running(now).is_some() => None,
+            Some(m) => {
+                if m.awaiting_call().is_some() {
+                    let truth = self
+                        .truths
+                        .front()
+                        .filter(|t| t.game == station.game_number())
+                        .map(|t| t.truth.result);
+                    decide::stand_in_call(m, truth).map(|(throw, result)| {
+                        event(
+                            now,
+                            &by,
+                            Action::Call { throw, result },
+                            Some("demo stand-in referee: the rendered truth".into()),
+                        )
+                    })
+                } else if m.game().phase() == Phase::Throw {
+                    // A rendered throw the camera never called.
+                    let missed = self
+                        .truths
+                        .front()
+                        .filter(|t| now >= t.at_ms + MISSED_AFTER_MS)
+                        .map(|t| t.truth.result);
+                    missed.map(|result| {
+                        event(
+                            now,
+                            &by,
+                            Action::Throw {
+                                verdict: crate::referee::Verdict::entered(result),
+                            },
+                            Some(
+                                "the camera made no call: entered by the demo stand-in referee"
+                                    .into(),
+                            ),
+                        )
+                    })
+                } else {
+                    decide::auto_move(m.game(), &mut p.rng)
+                        .map(|mv| event(now, &by, Action::Move(mv), None))
+                }
+            }
+        };
+        let Some(entry) = entry else { return false };
+        let kind = match &entry {
+            Entry::Event(MatchEvent {
+                action: Action::Call { .. },
+                ..
+            }) => Some(false),
+            Entry::Event(MatchEvent {
+                action: Action::Throw { .. },
+                ..
+            }) => Some(true),
+            _ => None,
+        };
+        let was_over = station.current().is_some_and(|m| m.is_over());
+        match self.append(entry) {
+            Ok(_) => {
+                let mut t = self.tally.borrow().clone();
+                match kind {
+                    Some(false) => {
+                        self.truths.pop_front();
+                    }
+                    Some(true) => {
+                        self.truths.pop_front();
+                        t.throws += 1;
+                        t.missed += 1;
+                    }
+                    None => {}
+                }
+                if !was_over
+                    && self
+                        .journal
+                        .station()
+                        .current()
+                        .is_some_and(|m| m.is_over())
+                {
+                    t.games_finished += 1;
+                }
+                self.tally.send_replace(t);
+                true
+            }
+            Err(e) => {
+                self.health.problem(format!("demo: {e}"));
+                eprintln!("yutstation: demo stand-in refused: {e}");
+                if let Some(p) = &mut self.autopilot {
+                    p.since = now;
+                }
+                true
+            }
+        }
+    }
+
+    /// Publish the state; `change` bumps the sequence number.
+    fn publish(&mut self, change: bool) {
+        if change {
+            self.seq += 1;
+        }
+        let now = self.now();
+        if let Some(link) = &self.sensor {
+            let h = link.health();
+            self.health.sensor = match (&h.state, &h.last_error) {
+                (crate::sensor::LinkState::Live, _) => "ok".into(),
+                (state, Some(e)) => format!("{}: {e}", state.as_str()),
+                (state, None) => state.as_str().into(),
+            };
+        }
+        let station = self.journal.station();
+        let json = view::state_json(station, now, self.seq, &self.health);
+        let call = station.current().and_then(view::last_call);
+        let key = call
+            .as_ref()
+            .map(|c| (station.game_number(), c.throw, c.result, c.source));
+        let call_json = if change && key.is_some() && key != self.last_call_key {
+            self.last_call_key = key;
+            let c = call.expect("key implies a call");
+            if self.print_calls {
+                print_call(station, &c);
+            }
+            Some(Arc::from(
+                serde_json::to_string(&c).expect("calls serialise"),
+            ))
+        } else {
+            None
+        };
+        self.published.send_replace(Arc::new(Published {
+            seq: self.seq,
+            state_json: json.into(),
+            call_json,
+        }));
+        self.gate.send_if_modified(|g| {
+            let new = throw_gate(station, now);
+            let differs = *g != new;
+            *g = new;
+            differs
+        });
+    }
+}
+
+fn event(at: Millis, by: &str, action: Action, note: Option<String>) -> Entry {
+    let mut e = MatchEvent::new(at, action);
+    e.by = Some(by.to_string());
+    e.note = note;
+    Entry::Event(e)
+}
+
+fn print_call(station: &crate::journal::Station, c: &view::CallView) {
+    let team = station
+        .current()
+        .map(|m| m.team_name(c.team).to_string())
+        .unwrap_or_default();
+    let conf = c
+        .confidence
+        .map(|x| format!(", {:.2}", x))
+        .unwrap_or_default();
+    match c.result {
+        Some(r) => println!(
+            "throw {} {team} {}: {}! ({}{conf})",
+            c.throw,
+            c.thrower,
+            r.korean(),
+            c.source
+        ),
+        None => println!(
+            "throw {} {team} {}: to the referee ({}; best guess {}{conf})",
+            c.throw,
+            c.thrower,
+            c.flags.join(", "),
+            c.best_guess.map(|r| r.korean()).unwrap_or("?")
+        ),
+    }
+}

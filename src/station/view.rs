@@ -1,0 +1,125 @@
+//! What every page and API client is sent: the station state as one JSON document
+//! (`docs/station-api.md`, "State"). Pure: built from the folded journal, the time
+//! and the station's health.
+
+use crate::journal::Station;
+use crate::referee::{CallSource, MatchState, Millis, TeamIx, ThrowNo, ThrowRecord};
+use crate::rules::yut::ThrowResult;
+use serde::Serialize;
+
+/// The station's parts, one short line each, for the status bar.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Health {
+    pub camera: String,
+    pub sensor: String,
+    pub vision: String,
+    pub journal: String,
+    /// Things a person should know (a journal problem at start, a refused camera
+    /// call, sticks picked up before the call), newest last, at most a few.
+    pub problems: Vec<String>,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health {
+            camera: "none".into(),
+            sensor: "none".into(),
+            vision: "off".into(),
+            journal: "ok".into(),
+            problems: vec![],
+        }
+    }
+}
+
+impl Health {
+    /// Keep the newest problems only: the journal keeps everything.
+    pub fn problem(&mut self, line: String) {
+        self.problems.push(line);
+        let n = self.problems.len();
+        if n > 5 {
+            self.problems.drain(..n - 5);
+        }
+    }
+}
+
+/// The newest throw and its call, as the display shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallView {
+    pub throw: ThrowNo,
+    pub team: TeamIx,
+    pub thrower: String,
+    /// The result the game uses; `None` while it waits for the referee.
+    pub result: Option<ThrowResult>,
+    pub korean: Option<&'static str>,
+    /// `automatic`, `referee`, or `waiting`.
+    pub source: &'static str,
+    pub best_guess: Option<ThrowResult>,
+    pub confidence: Option<f32>,
+    pub flags: Vec<String>,
+    pub evidence: Vec<String>,
+    pub height_mm: Option<u32>,
+    pub wrong_player: bool,
+    pub at_ms: Millis,
+}
+
+impl CallView {
+    pub fn of(t: &ThrowRecord) -> CallView {
+        let result = t.effective();
+        CallView {
+            throw: t.number,
+            team: t.team,
+            thrower: t.thrower.clone(),
+            result,
+            korean: result.map(|r| r.korean()),
+            source: match t.call.map(|c| c.by) {
+                None => "waiting",
+                Some(CallSource::Automatic) => "automatic",
+                Some(CallSource::Referee) => "referee",
+            },
+            best_guess: t.verdict.result,
+            confidence: t.verdict.confidence,
+            flags: t.verdict.flags.clone(),
+            evidence: t
+                .verdict
+                .evidence
+                .iter()
+                .map(|e| e.as_str().to_string())
+                .collect(),
+            height_mm: t.verdict.height_mm,
+            wrong_player: t.wrong_player,
+            at_ms: t.call.map(|c| c.at_ms).unwrap_or(t.at_ms),
+        }
+    }
+}
+
+/// The newest throw of a match, as a call.
+pub fn last_call(game: &MatchState) -> Option<CallView> {
+    game.throws().last().map(CallView::of)
+}
+
+#[derive(Serialize)]
+struct StateView<'a> {
+    now_ms: Millis,
+    seq: u64,
+    game_number: u32,
+    setup: Option<&'a crate::referee::MatchSetup>,
+    #[serde(rename = "match")]
+    current: Option<crate::referee::Snapshot>,
+    last_call: Option<CallView>,
+    station: &'a Health,
+}
+
+/// The state document at `now`.
+pub fn state_json(station: &Station, now: Millis, seq: u64, health: &Health) -> String {
+    let game = station.current();
+    let view = StateView {
+        now_ms: now,
+        seq,
+        game_number: station.game_number(),
+        setup: game.map(|g| g.setup()),
+        current: game.map(|g| g.snapshot(now.max(g.last_at()))),
+        last_call: game.and_then(last_call),
+        station: health,
+    };
+    serde_json::to_string(&view).expect("the state always serialises")
+}
