@@ -33,6 +33,16 @@ fn sim(script: &str, device: DeviceConfig, link: Option<PathBuf>) -> SimHandle {
     .expect("open a pseudo-terminal")
 }
 
+/// A link to `sim` that has completed its handshake.
+fn connected(sim: &SimHandle) -> (StationClock, SensorLink) {
+    let clock = StationClock::new();
+    let link = SensorLink::spawn(quick_config(sim.path()), clock);
+    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
+        h.state == LinkState::Live
+    });
+    (clock, link)
+}
+
 fn quick_config(path: impl Into<PathBuf>) -> LinkConfig {
     let mut c = LinkConfig::new(path);
     c.backoff_max = Duration::from_millis(400);
@@ -106,11 +116,7 @@ fn handshake_apex_and_height_rule() {
         DeviceConfig::default(),
         None,
     );
-    let clock = StationClock::new();
-    let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
-        h.state == LinkState::Live
-    });
+    let (clock, link) = connected(&sim);
     let dev = link.health().device.unwrap();
     assert_eq!(
         (dev.proto.as_str(), dev.firmware.as_str(), dev.rate_hz),
@@ -177,11 +183,7 @@ fn damaged_lines_are_counted_and_skipped() {
         },
         None,
     );
-    let clock = StationClock::new();
-    let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
-        h.state == LinkState::Live
-    });
+    let (clock, link) = connected(&sim);
     let (throws, _) = run_script(&sim, Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(100));
     let h = link.health();
@@ -354,11 +356,7 @@ fn apex_from_a_coarse_noisy_sensor() {
         },
         None,
     );
-    let clock = StationClock::new();
-    let link = SensorLink::spawn(quick_config(sim.path()), clock);
-    wait_for(&link, "the handshake", Duration::from_secs(5), |h| {
-        h.state == LinkState::Live
-    });
+    let (clock, link) = connected(&sim);
     let (throws, _) = run_script(&sim, Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(100));
     let mut worst: f64 = 0.0;

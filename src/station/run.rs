@@ -135,37 +135,16 @@ impl Station {
             health.vision = "empty".into();
         }
 
-        // Forward the web server's requests and the vision's sightings to the core.
-        let fwd = core_tx.clone();
-        std::thread::Builder::new()
-            .name("requests".into())
-            .spawn(move || {
-                while let Some(r) = requests_rx.blocking_recv() {
-                    if fwd.send(CoreMsg::Request(r)).is_err() {
-                        break;
-                    }
-                }
-            })?;
-        let fwd = core_tx.clone();
-        std::thread::Builder::new()
-            .name("seen".into())
-            .spawn(move || {
-                for s in seen_rx {
-                    if fwd.send(CoreMsg::Seen(s)).is_err() {
-                        break;
-                    }
-                }
-            })?;
-        let fwd = core_tx.clone();
-        std::thread::Builder::new()
-            .name("truths".into())
-            .spawn(move || {
-                for t in truth_rx {
-                    if fwd.send(CoreMsg::Truth(t)).is_err() {
-                        break;
-                    }
-                }
-            })?;
+        // Forward the web server's requests, the vision's sightings and the rendered
+        // truths to the core, which reads one channel.
+        forward(
+            "requests",
+            std::iter::from_fn(move || requests_rx.blocking_recv()),
+            core_tx.clone(),
+            CoreMsg::Request,
+        )?;
+        forward("seen", seen_rx, core_tx.clone(), CoreMsg::Seen)?;
+        forward("truths", truth_rx, core_tx.clone(), CoreMsg::Truth)?;
         let setup = opts.vision;
         threads.push(
             std::thread::Builder::new()
@@ -672,6 +651,25 @@ impl Core {
             differs
         });
     }
+}
+
+/// Pass everything from `from` to the core until either side closes.
+fn forward<T: Send + 'static>(
+    name: &str,
+    from: impl IntoIterator<Item = T> + Send + 'static,
+    to: mpsc::Sender<CoreMsg>,
+    wrap: fn(T) -> CoreMsg,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            for item in from {
+                if to.send(wrap(item)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    Ok(())
 }
 
 fn event(at: Millis, by: &str, action: Action, note: Option<String>) -> Entry {
