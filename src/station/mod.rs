@@ -11,3 +11,6 @@ pub mod hub;
 
 pub use command::{Command, CommandError};
 pub use hub::{CalibrateReply, CalibrateStep, Check, Hub, Published, Request};
+pub mod auth;
+pub mod board_view;
+pub mod server;

@@ -1,0 +1,484 @@
+//! The station's web server (`docs/station-api.md`, `yutstation-ws/1`): the pages,
+//! the JSON API, the WebSocket, login. A thin shell over a [`Hub`]: it holds no game
+//! logic, only forwards commands and relays what the station publishes.
+//!
+//! Every viewer follows the hub's `watch` of the newest state, so a slow client is
+//! never queued for: when it catches up it is sent the newest state, not a backlog.
+
+use super::auth::{self, LoginError, PinGate, Tokens};
+use super::board_view::board_view;
+use super::command::Command;
+use super::hub::{CalibrateStep, Hub, Published};
+use crate::referee::EvidenceRef;
+use crate::rules::gostop::{Card, Kind, Report, Sheet};
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// The API name sent in every `hello`.
+pub const API: &str = "yutstation-ws/1";
+
+/// How often a viewer is sent the state when nothing changes (the heartbeat).
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// A client that takes longer than this to accept one message is dropped.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+struct Shared {
+    hub: Hub,
+    gate: Mutex<PinGate>,
+    tokens: Mutex<Tokens>,
+    /// The monotonic clock the PIN limiter runs on.
+    started: Instant,
+    board_json: String,
+    cards_json: String,
+}
+
+type App = Arc<Shared>;
+
+/// Serve the pages and the API on `listener` until the task is dropped.
+pub async fn serve(hub: Hub, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    axum::serve(listener, router(hub)).await
+}
+
+/// The routes, for [`serve`] (and for embedding in a bigger router).
+pub fn router(hub: Hub) -> Router {
+    let shared = Arc::new(Shared {
+        gate: Mutex::new(PinGate::new(&hub.pin)),
+        hub,
+        tokens: Mutex::new(Tokens::default()),
+        started: Instant::now(),
+        board_json: serde_json::to_string(&board_view()).expect("the board serialises"),
+        cards_json: cards_json(),
+    });
+    Router::new()
+        .route("/", get(|| async { Redirect::to("/display") }))
+        .route("/display", get(|| page(include_str!("../../web/display.html"))))
+        .route("/console", get(|| page(include_str!("../../web/console.html"))))
+        .route(
+            "/calibrate",
+            get(|| page(include_str!("../../web/calibrate.html"))),
+        )
+        .route("/gostop", get(|| page(include_str!("../../web/gostop.html"))))
+        .route(
+            "/station.js",
+            get(|| asset("text/javascript", include_str!("../../web/station.js"))),
+        )
+        .route(
+            "/station.css",
+            get(|| asset("text/css", include_str!("../../web/station.css"))),
+        )
+        .route("/api/state", get(state))
+        .route("/api/board", get(board))
+        .route("/api/live.jpg", get(live))
+        .route("/evidence/{hash}", get(evidence))
+        .route("/api/login", post(login))
+        .route("/api/command", post(command))
+        .route("/api/ws", get(ws))
+        .route("/api/calibrate/{step}", post(calibrate))
+        .route("/api/gostop/score", post(gostop_score))
+        .route("/api/gostop/cards", get(gostop_cards))
+        .with_state(shared)
+}
+
+async fn page(html: &'static str) -> Response {
+    ([(header::CACHE_CONTROL, "no-cache")], Html(html)).into_response()
+}
+
+async fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn json_text(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A refusal as the API words it: `{"error": "one line"}`.
+fn error(status: StatusCode, message: impl std::fmt::Display) -> Response {
+    (status, Json(json!({ "error": message.to_string() }))).into_response()
+}
+
+async fn state(State(app): State<App>) -> Response {
+    let published = app.hub.published.borrow().clone();
+    json_text(StatusCode::OK, published.state_json.to_string())
+}
+
+async fn board(State(app): State<App>) -> Response {
+    json_text(StatusCode::OK, app.board_json.clone())
+}
+
+async fn gostop_cards(State(app): State<App>) -> Response {
+    json_text(StatusCode::OK, app.cards_json.clone())
+}
+
+/// The 48 cards in deck order, for the `/gostop` grid.
+fn cards_json() -> String {
+    let cards: Vec<_> = Card::ALL
+        .iter()
+        .map(|c| {
+            let kind = match c.kind() {
+                Kind::Gwang => "gwang",
+                Kind::Yeol => "yeol",
+                Kind::Tti => "tti",
+                Kind::Pi => "pi",
+                Kind::SsangPi => "ssang_pi",
+            };
+            json!({ "id": c.id(), "month": c.month().number(), "kind": kind })
+        })
+        .collect();
+    serde_json::to_string(&json!({ "cards": cards })).expect("cards serialise")
+}
+
+async fn live(State(app): State<App>) -> Response {
+    let frame = app.hub.live.borrow().clone();
+    match frame {
+        Some(jpeg) => (
+            [
+                (header::CONTENT_TYPE, "image/jpeg"),
+                (header::CACHE_CONTROL, "no-store"),
+            ],
+            Bytes::from_owner(jpeg),
+        )
+            .into_response(),
+        None => error(StatusCode::NOT_FOUND, "no camera frame yet"),
+    }
+}
+
+async fn evidence(State(app): State<App>, Path(hash): Path<String>) -> Response {
+    let hash = match EvidenceRef::try_from(hash) {
+        Ok(h) => h,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let store = app.hub.evidence.clone();
+    let read = tokio::task::spawn_blocking(move || store.get(&hash)).await;
+    match read {
+        Ok(Ok(bytes)) => (
+            [
+                (header::CONTENT_TYPE, "image/jpeg"),
+                // Content-addressed: the same name never changes.
+                (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            error(StatusCode::NOT_FOUND, "no such evidence")
+        }
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Login {
+    pin: String,
+    who: String,
+}
+
+/// Parse a JSON body, answering 422 with serde's one-line reason.
+fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+    serde_json::from_slice(body).map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, e))
+}
+
+async fn login(State(app): State<App>, body: Bytes) -> Response {
+    let login: Login = match parse(&body) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let who = match auth::check_name(&login.who) {
+        Ok(w) => w.to_string(),
+        Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e),
+    };
+    let now = app.started.elapsed().as_millis() as u64;
+    let checked = app.gate.lock().expect("gate lock").check(&login.pin, now);
+    match checked {
+        Ok(()) => {
+            let token = app.tokens.lock().expect("token lock").issue(&who);
+            Json(json!({ "token": token, "who": who })).into_response()
+        }
+        Err(e @ LoginError::Locked { .. }) => error(StatusCode::TOO_MANY_REQUESTS, e),
+        Err(e) => error(StatusCode::UNAUTHORIZED, e),
+    }
+}
+
+/// The name behind the request's bearer token, or the 401 to answer.
+fn referee(app: &Shared, headers: &HeaderMap) -> Result<String, Response> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(auth::bearer);
+    token
+        .and_then(|t| app.tokens.lock().expect("token lock").who(t).map(String::from))
+        .ok_or_else(|| {
+            error(
+                StatusCode::UNAUTHORIZED,
+                "log in first: this needs a referee token",
+            )
+        })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandBody {
+    command: Command,
+}
+
+async fn command(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
+    let who = match referee(&app, &headers) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let body: CommandBody = match parse(&body) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    match app.hub.command(&who, body.command).await {
+        Ok(journal_id) => Json(json!({ "journal_id": journal_id })).into_response(),
+        Err(reason) => error(StatusCode::CONFLICT, reason),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CalibrateBody {
+    #[serde(default)]
+    mat: Option<String>,
+}
+
+async fn calibrate(
+    State(app): State<App>,
+    Path(step): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let who = match referee(&app, &headers) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let step: CalibrateStep = match serde_json::from_value(json!(step)) {
+        Ok(s) => s,
+        Err(_) => {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!("no calibration step {step:?} (empty, front, back, marked, save)"),
+            )
+        }
+    };
+    let body: CalibrateBody = if body.iter().all(u8::is_ascii_whitespace) {
+        CalibrateBody::default()
+    } else {
+        match parse(&body) {
+            Ok(b) => b,
+            Err(r) => return r,
+        }
+    };
+    Json(app.hub.calibrate(&who, step, body.mat).await).into_response()
+}
+
+async fn gostop_score(body: Bytes) -> Response {
+    let text = String::from_utf8_lossy(&body);
+    match Sheet::parse(&text) {
+        Ok(sheet) => Json(Report::of(&sheet)).into_response(),
+        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
+    }
+}
+
+#[derive(Deserialize)]
+struct WsQuery {
+    token: Option<String>,
+}
+
+async fn ws(
+    State(app): State<App>,
+    Query(query): Query<WsQuery>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let who = match query.token.as_deref().filter(|t| !t.is_empty()) {
+        None => None,
+        Some(token) => match app.tokens.lock().expect("token lock").who(token) {
+            Some(who) => Some(who.to_string()),
+            None => {
+                return error(
+                    StatusCode::UNAUTHORIZED,
+                    "unknown token: log in again (tokens end when the station restarts)",
+                )
+            }
+        },
+    };
+    let hub = app.hub.clone();
+    upgrade.on_upgrade(move |socket| session(socket, hub, who))
+}
+
+/// What a session sends besides states: command replies.
+enum Reply {
+    Ack { re: u64, journal_id: i64 },
+    Refused { re: u64, reason: String },
+}
+
+#[derive(Deserialize)]
+struct ClientMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default)]
+    command: Option<serde_json::Value>,
+}
+
+/// The `state` message for `published`; the state JSON is spliced in as it is, so
+/// it is serialised once for all viewers.
+fn state_message(id: u64, published: &Published) -> String {
+    format!(
+        r#"{{"type":"state","id":{id},"seq":{},"state":{}}}"#,
+        published.seq,
+        if published.state_json.is_empty() {
+            "null"
+        } else {
+            &published.state_json
+        }
+    )
+}
+
+/// One WebSocket client, viewer (`who` is `None`) or referee.
+async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
+    let (mut sink, mut stream) = socket.split();
+    let mut published = hub.published.clone();
+    let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(16);
+    let mut id = 0u64;
+    let mut next_id = || {
+        id += 1;
+        id
+    };
+    macro_rules! send {
+        ($text:expr) => {{
+            let text: String = $text;
+            match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text.into()))).await
+            {
+                Ok(Ok(())) => {}
+                _ => return,
+            }
+        }};
+    }
+    let role = if who.is_some() { "referee" } else { "viewer" };
+    send!(json!({ "type": "hello", "id": next_id(), "api": API, "role": role }).to_string());
+    let current = published.borrow_and_update().clone();
+    send!(state_message(next_id(), &current));
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            changed = published.changed() => {
+                if changed.is_err() {
+                    return; // the station is gone
+                }
+                let newest = published.borrow_and_update().clone();
+                send!(state_message(next_id(), &newest));
+                if let Some(call) = &newest.call_json {
+                    send!(format!(
+                        r#"{{"type":"call","id":{},"seq":{},"call":{call}}}"#,
+                        next_id(),
+                        newest.seq
+                    ));
+                }
+                heartbeat.reset();
+            }
+            _ = heartbeat.tick() => {
+                let newest = published.borrow().clone();
+                send!(state_message(next_id(), &newest));
+            }
+            Some(reply) = reply_rx.recv() => {
+                let text = match reply {
+                    Reply::Ack { re, journal_id } => json!({
+                        "type": "ack", "id": next_id(), "re": re, "journal_id": journal_id
+                    }),
+                    Reply::Refused { re, reason } => json!({
+                        "type": "refused", "id": next_id(), "re": re, "reason": reason
+                    }),
+                };
+                send!(text.to_string());
+            }
+            incoming = stream.next() => {
+                let text = match incoming {
+                    Some(Ok(Message::Text(t))) => t,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue, // pings are answered by the library
+                };
+                if let Some(reply) = handle(&hub, who.as_deref(), text.as_str(), &reply_tx) {
+                    let _ = reply_tx.try_send(reply);
+                }
+            }
+        }
+    }
+}
+
+/// A client message: a command is forwarded to the station on its own task (its
+/// reply comes back through `replies`); anything wrong is refused at once.
+fn handle(
+    hub: &Hub,
+    who: Option<&str>,
+    text: &str,
+    replies: &mpsc::Sender<Reply>,
+) -> Option<Reply> {
+    let message: ClientMessage = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(e) => {
+            return Some(Reply::Refused {
+                re: 0,
+                reason: format!("not a yutstation-ws/1 message: {e}"),
+            })
+        }
+    };
+    let re = message.id.unwrap_or(0);
+    let refuse = |reason: String| Some(Reply::Refused { re, reason });
+    if message.kind != "command" {
+        return refuse(format!(
+            "unknown message type {:?}: clients send only \"command\"",
+            message.kind
+        ));
+    }
+    let Some(who) = who else {
+        return refuse(
+            "viewers cannot send commands: connect with ?token= from /api/login".into(),
+        );
+    };
+    let command: Command = match message.command.map(serde_json::from_value) {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => return refuse(format!("not a command: {e}")),
+        None => return refuse("a command message needs a \"command\"".into()),
+    };
+    let (hub, who, replies) = (hub.clone(), who.to_string(), replies.clone());
+    tokio::spawn(async move {
+        let reply = match hub.command(&who, command).await {
+            Ok(journal_id) => Reply::Ack { re, journal_id },
+            Err(reason) => Reply::Refused { re, reason },
+        };
+        let _ = replies.send(reply).await;
+    });
+    None
+}
