@@ -80,7 +80,8 @@ async fn commands_need_a_token_and_refusals_are_one_line() {
     let token = login(s.addr, "김심판").await;
     let (status, body) = command(s.addr, &token, json!({ "kind": "start" })).await;
     assert_eq!(status, 409);
-    assert_eq!(body["error"], "no game has begun: record a new game (its setup) first");
+    let reason = body["error"].as_str().unwrap();
+    assert!(reason.contains("no game has begun"), "{reason}");
     let (status, body) = command(s.addr, &token, json!({ "kind": "new_game" })).await;
     assert_eq!(status, 200, "{body}");
     let first = body["journal_id"].as_i64().unwrap();
@@ -176,7 +177,9 @@ async fn gostop_scores_a_sheet_and_refuses_a_bad_one() {
         &yutstation::rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
     );
     assert_eq!(report, serde_json::to_value(&expected).unwrap());
-    assert!(report["points"]["lines"][0]["article"].as_str().unwrap().contains('조'));
+    for line in report["points"]["lines"].as_array().unwrap() {
+        assert!(!line["article"].as_str().unwrap().is_empty(), "{line}");
+    }
 
     let mut twice = sheet.clone();
     twice["captured"]["을"] = json!(["1광"]);
