@@ -148,6 +148,7 @@ async fn text(c: &Client, css: &str) -> String {
 async fn referee_console_and_display_in_a_browser() {
     let Some(driver) = Driver::start() else { return };
     let s = StandIn::start().await;
+    s.live.send_replace(Some(common::rendered_jpeg(11).into()));
     let c = driver.client().await;
 
     // Wrong PIN refused, right PIN logs in.
@@ -177,7 +178,7 @@ async fn referee_console_and_display_in_a_browser() {
     until(&c, "manual throw", "document.getElementById('call-word').textContent === '윷'").await;
 
     // A camera throw the station is unsure of: it waits for the referee.
-    let hash = s.put_evidence(b"\xff\xd8 throw 2 \xff\xd9");
+    let hash = s.put_evidence(&common::rendered_jpeg(12));
     s.camera
         .send(Verdict {
             result: Some(ThrowResult::Gae),
@@ -191,11 +192,12 @@ async fn referee_console_and_display_in_a_browser() {
     assert_eq!(s.state()["match"]["awaiting_call"], 2);
     let thumb = c.find(Locator::Css("#evidence")).await.unwrap().attr("src").await.unwrap();
     assert_eq!(thumb.as_deref(), Some(format!("/evidence/{hash}").as_str()));
+    until(&c, "thumbnail and live view decoded", "document.getElementById('evidence').naturalWidth === 320 && document.getElementById('live').naturalWidth === 320").await;
     shot(&c, "console-awaiting-call").await;
 
     // A refusal is shown as one line: 낙 without a reason.
     click(&c, "#call-nak").await;
-    let line = until(&c, "refusal", "document.getElementById('message').textContent").await;
+    let line = until(&c, "refusal", "document.getElementById('message').className === 'error' && document.getElementById('message').textContent").await;
     assert_eq!(line, "calling 낙 needs a reason (which stick left the mat, a foul, ...)");
 
     // Confirm the station's reading of throw 2 (the throw number is pre-filled).
@@ -247,6 +249,16 @@ async fn referee_console_and_display_in_a_browser() {
     let redraw = t0.elapsed();
     eprintln!("display redrawn {} ms after the command (upper bound: includes WebDriver polling)", redraw.as_millis());
     assert!(redraw < Duration::from_millis(1000), "{redraw:?}");
+
+    // The calibration page (same tab: the console's login carries over) relays
+    // each step's reply with its checks.
+    c.goto(&s.url("/calibrate")).await.unwrap();
+    until(&c, "calibrate", "document.querySelectorAll('.step').length === 5").await;
+    click(&c, ".step[data-step=empty] button").await;
+    let checks = until(&c, "checks", "document.querySelector('.step[data-step=empty] .checks').textContent").await;
+    assert!(checks.as_str().unwrap().contains("✗ camera: no camera frame"), "{checks}");
+    until(&c, "live view", "document.getElementById('live').naturalWidth === 320").await;
+    shot(&c, "calibrate").await;
 
     // English labels on request.
     c.goto(&s.url("/display?lang=en")).await.unwrap();

@@ -373,3 +373,17 @@ pub async fn command(addr: SocketAddr, token: &str, command: Value) -> (u16, Val
     .await;
     (status, serde_json::from_str(&body).unwrap_or(Value::String(body)))
 }
+
+/// A rendered throw (the synthetic camera of `src/sim`) as JPEG: a real picture for
+/// the live view and for evidence.
+pub fn rendered_jpeg(seed: u64) -> Vec<u8> {
+    use opencv::core::Vector;
+    use opencv::prelude::VectorToVec;
+    use yutstation::sim::{render, throw_scene, Look};
+    let look = Look::random(seed, 320, 240);
+    let (scene, _) = throw_scene(&look, seed, None);
+    let mat = render(&look, &scene).to_bgr_mat().expect("a BGR picture");
+    let mut jpeg = Vector::<u8>::new();
+    opencv::imgcodecs::imencode(".jpg", &mat, &mut jpeg, &Vector::new()).expect("JPEG encodes");
+    jpeg.to_vec()
+}
