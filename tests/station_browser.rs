@@ -194,6 +194,15 @@ async fn referee_console_and_display_in_a_browser() {
     assert_eq!(thumb.as_deref(), Some(format!("/evidence/{hash}").as_str()));
     until(&c, "thumbnail and live view decoded", "document.getElementById('evidence').naturalWidth === 320 && document.getElementById('live').naturalWidth === 320").await;
     shot(&c, "console-awaiting-call").await;
+    // Online all along: no reconnect, no badge.
+    let link = c
+        .execute(
+            "return [YS.closes.length, getComputedStyle(document.getElementById('badge')).display];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(link, json!([0, "none"]));
 
     // A refusal is shown as one line: 낙 without a reason.
     click(&c, "#call-nak").await;

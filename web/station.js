@@ -75,7 +75,9 @@ const YS = (() => {
           onState(m.state, m.seq);
         } else if (m.type === "call") onCall(m.call);
       };
-      ws.onclose = () => {
+      ws.onclose = (ev) => {
+        // Kept for whoever debugs a flaky link (and for the browser tests).
+        YS.closes.push({ at: Date.now(), code: ev.code, reason: ev.reason, quiet: Date.now() - heard });
         setUp(false);
         ws = null;
         setTimeout(open, pause);
@@ -214,5 +216,5 @@ const YS = (() => {
     return s ? (lang === "en" ? `${s.korean} (${id})` : s.korean) : id;
   }
 
-  return { lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, el, mmss, follow, lastCall, clocks, api, board, placeName };
+  return { closes: [], lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, el, mmss, follow, lastCall, clocks, api, board, placeName };
 })();
