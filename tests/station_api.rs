@@ -86,7 +86,10 @@ async fn commands_need_a_token_and_refusals_are_one_line() {
     assert_eq!(status, 200, "{body}");
     let first = body["journal_id"].as_i64().unwrap();
     let (status, body) = command(s.addr, &token, json!({ "kind": "start" })).await;
-    assert_eq!((status, body["journal_id"].as_i64()), (200, Some(first + 1)));
+    assert_eq!(
+        (status, body["journal_id"].as_i64()),
+        (200, Some(first + 1))
+    );
     let (status, body) = command(
         s.addr,
         &token,
@@ -95,7 +98,10 @@ async fn commands_need_a_token_and_refusals_are_one_line() {
     .await;
     assert_eq!(status, 409);
     let reason = body["error"].as_str().unwrap();
-    assert!(reason.contains("reason") && !reason.contains('\n'), "{reason}");
+    assert!(
+        reason.contains("reason") && !reason.contains('\n'),
+        "{reason}"
+    );
     let (status, body) = command(s.addr, &token, json!({ "kind": "fly" })).await;
     assert_eq!(status, 422, "{body}");
     // What was accepted is in the state, signed by who sent it.
@@ -110,7 +116,10 @@ async fn commands_need_a_token_and_refusals_are_one_line() {
 async fn evidence_and_live_frames() {
     let s = StandIn::start().await;
     let (status, body) = http(s.addr, "GET", "/api/live.jpg", &[], "").await;
-    assert_eq!((status, body.as_str()), (404, r#"{"error":"no camera frame yet"}"#));
+    assert_eq!(
+        (status, body.as_str()),
+        (404, r#"{"error":"no camera frame yet"}"#)
+    );
     let frame: &[u8] = b"\xff\xd8 not really a jpeg \xff\xd9";
     s.live.send_replace(Some(frame.into()));
     let (status, body) = http(s.addr, "GET", "/api/live.jpg", &[], "").await;
@@ -122,9 +131,23 @@ async fn evidence_and_live_frames() {
     assert_eq!((status, body.as_str()), (200, "evidence picture"));
     let (status, _) = http(s.addr, "GET", "/evidence/..%2Fjournal.sqlite3", &[], "").await;
     assert_eq!(status, 400);
-    let (status, _) = http(s.addr, "GET", &format!("/evidence/{}", "0".repeat(64)), &[], "").await;
+    let (status, _) = http(
+        s.addr,
+        "GET",
+        &format!("/evidence/{}", "0".repeat(64)),
+        &[],
+        "",
+    )
+    .await;
     assert_eq!(status, 404);
-    let (status, _) = http(s.addr, "GET", &format!("/evidence/{}", "A".repeat(64)), &[], "").await;
+    let (status, _) = http(
+        s.addr,
+        "GET",
+        &format!("/evidence/{}", "A".repeat(64)),
+        &[],
+        "",
+    )
+    .await;
     assert_eq!(status, 400);
 }
 
@@ -162,7 +185,10 @@ async fn gostop_scores_a_sheet_and_refuses_a_bad_one() {
     assert_eq!(status, 200);
     let cards = cards["cards"].as_array().unwrap();
     assert_eq!(cards.len(), 48);
-    assert_eq!(cards[0], json!({ "id": "1광", "month": 1, "kind": "gwang" }));
+    assert_eq!(
+        cards[0],
+        json!({ "id": "1광", "month": 1, "kind": "gwang" })
+    );
     let sheet = json!({
         "format": "gostop-score/1", "preset": "tongilan", "players": ["갑", "을", "병"],
         "winner": "갑",
@@ -189,9 +215,8 @@ async fn gostop_scores_a_sheet_and_refuses_a_bad_one() {
     assert_eq!(error["error"], "card 1광 appears twice (갑 and 을)");
 }
 
-type Ws = tokio_tungstenite::WebSocketStream<
-    tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
->;
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn next_json(ws: &mut Ws) -> Value {
     loop {
@@ -222,9 +247,15 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
     let ws_url = |q: &str| format!("ws://{}/api/ws{q}", s.addr);
     let (mut viewer, _) = tokio_tungstenite::connect_async(ws_url("")).await.unwrap();
     let hello = next_json(&mut viewer).await;
-    assert_eq!(hello, json!({ "type": "hello", "id": 1, "api": "yutstation-ws/1", "role": "viewer" }));
+    assert_eq!(
+        hello,
+        json!({ "type": "hello", "id": 1, "api": "yutstation-ws/1", "role": "viewer" })
+    );
     let first = next_json(&mut viewer).await;
-    assert_eq!((first["type"].as_str(), first["id"].as_u64()), (Some("state"), Some(2)));
+    assert_eq!(
+        (first["type"].as_str(), first["id"].as_u64()),
+        (Some("state"), Some(2))
+    );
     assert_eq!(first["state"]["game_number"], 0);
 
     // A heartbeat state comes within about a second, same seq, increasing id.
@@ -233,28 +264,48 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
     assert_eq!(beat["type"], "state");
     assert_eq!(beat["seq"], first["seq"]);
     assert!(beat["id"].as_u64() > first["id"].as_u64());
-    assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t0.elapsed()
+    );
 
     // Viewers cannot command.
     viewer
-        .send(Message::Text(json!({ "type": "command", "id": 7, "command": { "kind": "start" } }).to_string().into()))
+        .send(Message::Text(
+            json!({ "type": "command", "id": 7, "command": { "kind": "start" } })
+                .to_string()
+                .into(),
+        ))
         .await
         .unwrap();
     let refused = next_of(&mut viewer, "refused").await;
     assert_eq!(refused["re"], 7);
-    assert!(refused["reason"].as_str().unwrap().contains("viewers cannot send commands"));
+    assert!(refused["reason"]
+        .as_str()
+        .unwrap()
+        .contains("viewers cannot send commands"));
 
     // A forged token is refused at the door.
-    assert!(tokio_tungstenite::connect_async(ws_url("?token=forged")).await.is_err());
+    assert!(tokio_tungstenite::connect_async(ws_url("?token=forged"))
+        .await
+        .is_err());
 
     let token = login(s.addr, "김심판").await;
     let (mut referee, _) = tokio_tungstenite::connect_async(ws_url(&format!("?token={token}")))
         .await
         .unwrap();
     assert_eq!(next_json(&mut referee).await["role"], "referee");
-    for (id, cmd) in [(1, json!({ "kind": "new_game" })), (2, json!({ "kind": "start" }))] {
+    for (id, cmd) in [
+        (1, json!({ "kind": "new_game" })),
+        (2, json!({ "kind": "start" })),
+    ] {
         referee
-            .send(Message::Text(json!({ "type": "command", "id": id, "command": cmd }).to_string().into()))
+            .send(Message::Text(
+                json!({ "type": "command", "id": id, "command": cmd })
+                    .to_string()
+                    .into(),
+            ))
             .await
             .unwrap();
         let ack = next_of(&mut referee, "ack").await;
@@ -262,7 +313,11 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
         assert!(ack["journal_id"].as_i64().unwrap() >= 1);
     }
     referee
-        .send(Message::Text(json!({ "type": "command", "id": 3, "command": { "kind": "undo" } }).to_string().into()))
+        .send(Message::Text(
+            json!({ "type": "command", "id": 3, "command": { "kind": "undo" } })
+                .to_string()
+                .into(),
+        ))
         .await
         .unwrap();
     let refused = next_of(&mut referee, "refused").await;

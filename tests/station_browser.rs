@@ -86,7 +86,9 @@ impl Driver {
                          "--disable-dev-shm-usage", "--window-size=1400,1000", profile],
             }
         });
-        let Value::Object(caps) = caps else { unreachable!() };
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
         ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{}", self.port))
@@ -141,12 +143,19 @@ async fn type_into(c: &Client, css: &str, text: &str) {
 }
 
 async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn referee_console_and_display_in_a_browser() {
-    let Some(driver) = Driver::start() else { return };
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let s = StandIn::start().await;
     s.live.send_replace(Some(common::rendered_jpeg(11).into()));
     let c = driver.client().await;
@@ -157,25 +166,58 @@ async fn referee_console_and_display_in_a_browser() {
     type_into(&c, "#login-who", "김심판").await;
     type_into(&c, "#login-pin", "0000").await;
     click(&c, "#login-go").await;
-    let refused = until(&c, "wrong PIN", "document.getElementById('login-error').textContent").await;
+    let refused = until(
+        &c,
+        "wrong PIN",
+        "document.getElementById('login-error').textContent",
+    )
+    .await;
     assert_eq!(refused, "wrong PIN");
     type_into(&c, "#login-pin", common::PIN).await;
     click(&c, "#login-go").await;
-    until(&c, "console", "!document.getElementById('app').hidden && !document.body.classList.contains('offline')").await;
+    until(
+        &c,
+        "console",
+        "!document.getElementById('app').hidden && !document.body.classList.contains('offline')",
+    )
+    .await;
 
     // New game with the pre-filled setup form, then start.
     click(&c, "#setup-box summary").await;
     click(&c, "#new-game").await;
-    until(&c, "a game", "document.getElementById('status').textContent.includes('시작 전')").await;
-    assert_eq!(s.state()["setup"]["teams"][0]["throwers"][1]["name"], "이두리");
+    until(
+        &c,
+        "a game",
+        "document.getElementById('status').textContent.includes('시작 전')",
+    )
+    .await;
+    assert_eq!(
+        s.state()["setup"]["teams"][0]["throwers"][1]["name"],
+        "이두리"
+    );
     click(&c, "#start").await;
-    until(&c, "started", "document.getElementById('status').textContent.includes('차례')").await;
+    until(
+        &c,
+        "started",
+        "document.getElementById('status').textContent.includes('차례')",
+    )
+    .await;
 
     // A manual throw (윷, so the team throws again).
-    c.find(Locator::Css("#manual-result")).await.unwrap().select_by_value("yut").await.unwrap();
+    c.find(Locator::Css("#manual-result"))
+        .await
+        .unwrap()
+        .select_by_value("yut")
+        .await
+        .unwrap();
     type_into(&c, "#manual-reason", "카메라 가림").await;
     click(&c, "#manual").await;
-    until(&c, "manual throw", "document.getElementById('call-word').textContent === '윷'").await;
+    until(
+        &c,
+        "manual throw",
+        "document.getElementById('call-word').textContent === '윷'",
+    )
+    .await;
 
     // A camera throw the station is unsure of: it waits for the referee.
     let hash = s.put_evidence(&common::rendered_jpeg(12));
@@ -188,9 +230,20 @@ async fn referee_console_and_display_in_a_browser() {
         })
         .await
         .unwrap();
-    until(&c, "awaiting call", "document.getElementById('call-flags').textContent.includes('stick on the line')").await;
+    until(
+        &c,
+        "awaiting call",
+        "document.getElementById('call-flags').textContent.includes('stick on the line')",
+    )
+    .await;
     assert_eq!(s.state()["match"]["awaiting_call"], 2);
-    let thumb = c.find(Locator::Css("#evidence")).await.unwrap().attr("src").await.unwrap();
+    let thumb = c
+        .find(Locator::Css("#evidence"))
+        .await
+        .unwrap()
+        .attr("src")
+        .await
+        .unwrap();
     assert_eq!(thumb.as_deref(), Some(format!("/evidence/{hash}").as_str()));
     until(&c, "thumbnail and live view decoded", "document.getElementById('evidence').naturalWidth === 320 && document.getElementById('live').naturalWidth === 320").await;
     shot(&c, "console-awaiting-call").await;
@@ -207,37 +260,76 @@ async fn referee_console_and_display_in_a_browser() {
     // A refusal is shown as one line: 낙 without a reason.
     click(&c, "#call-nak").await;
     let line = until(&c, "refusal", "document.getElementById('message').className === 'error' && document.getElementById('message').textContent").await;
-    assert_eq!(line, "calling 낙 needs a reason (which stick left the mat, a foul, ...)");
+    assert_eq!(
+        line,
+        "calling 낙 needs a reason (which stick left the mat, a foul, ...)"
+    );
 
     // Confirm the station's reading of throw 2 (the throw number is pre-filled).
     click(&c, "#confirm").await;
-    until(&c, "confirmed", "document.getElementById('call-word').textContent === '개'").await;
+    until(
+        &c,
+        "confirmed",
+        "document.getElementById('call-word').textContent === '개'",
+    )
+    .await;
     assert_eq!(s.state()["match"]["game"]["pending"], json!(["yut", "gae"]));
 
     // Override throw 1: 윷 → 모.
     type_into(&c, "#throw-no", "1").await;
-    c.find(Locator::Css("#override-result")).await.unwrap().select_by_value("mo").await.unwrap();
+    c.find(Locator::Css("#override-result"))
+        .await
+        .unwrap()
+        .select_by_value("mo")
+        .await
+        .unwrap();
     type_into(&c, "#override-reason", "영상 재확인").await;
     click(&c, "#override").await;
-    until(&c, "override", "document.getElementById('call-word').textContent === '모'").await;
+    until(
+        &c,
+        "override",
+        "document.getElementById('call-word').textContent === '모'",
+    )
+    .await;
     let state = s.state();
     assert_eq!(state["match"]["game"]["pending"], json!(["mo", "gae"]));
     assert_eq!(state["match"]["overrides"][0]["to"], "mo");
 
     // Move by tapping: 모 from waiting lands on the 모 corner (a green target).
-    until(&c, "targets", "document.querySelector('circle.station.target[data-id=mo]')").await;
+    until(
+        &c,
+        "targets",
+        "document.querySelector('circle.station.target[data-id=mo]')",
+    )
+    .await;
     shot(&c, "console-moves").await;
     click(&c, "circle.station[data-id=mo]").await;
-    until(&c, "moved", "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')").await;
-    assert_eq!(s.state()["match"]["game"]["teams"][0]["board"], json!({ "mo": 1 }));
+    until(
+        &c,
+        "moved",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')",
+    )
+    .await;
+    assert_eq!(
+        s.state()["match"]["game"]["teams"][0]["board"],
+        json!({ "mo": 1 })
+    );
     shot(&c, "console-after-move").await;
 
     // The display shows it: the piece, the last call, the turn; read-only.
     c.goto(&s.url("/display")).await.unwrap();
-    until(&c, "display", "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')").await;
+    until(
+        &c,
+        "display",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')",
+    )
+    .await;
     assert_eq!(text(&c, "#call-word").await, "모!");
     assert_eq!(
-        c.find_all(Locator::Css("svg.board circle.station")).await.unwrap().len(),
+        c.find_all(Locator::Css("svg.board circle.station"))
+            .await
+            .unwrap()
+            .len(),
         29
     );
     assert!(c.find_all(Locator::Css("button")).await.unwrap().is_empty());
@@ -254,24 +346,58 @@ async fn referee_console_and_display_in_a_browser() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    until(&c, "display redraw", "document.querySelector('g.stack[data-team=\"0\"][data-station=gae]')").await;
+    until(
+        &c,
+        "display redraw",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=gae]')",
+    )
+    .await;
     let redraw = t0.elapsed();
-    eprintln!("display redrawn {} ms after the command (upper bound: includes WebDriver polling)", redraw.as_millis());
+    eprintln!(
+        "display redrawn {} ms after the command (upper bound: includes WebDriver polling)",
+        redraw.as_millis()
+    );
     assert!(redraw < Duration::from_millis(1000), "{redraw:?}");
 
     // The calibration page (same tab: the console's login carries over) relays
     // each step's reply with its checks.
     c.goto(&s.url("/calibrate")).await.unwrap();
-    until(&c, "calibrate", "document.querySelectorAll('.step').length === 5").await;
+    until(
+        &c,
+        "calibrate",
+        "document.querySelectorAll('.step').length === 5",
+    )
+    .await;
     click(&c, ".step[data-step=empty] button").await;
-    let checks = until(&c, "checks", "document.querySelector('.step[data-step=empty] .checks').textContent").await;
-    assert!(checks.as_str().unwrap().contains("✗ camera: no camera frame"), "{checks}");
-    until(&c, "live view", "document.getElementById('live').naturalWidth === 320").await;
+    let checks = until(
+        &c,
+        "checks",
+        "document.querySelector('.step[data-step=empty] .checks').textContent",
+    )
+    .await;
+    assert!(
+        checks
+            .as_str()
+            .unwrap()
+            .contains("✗ camera: no camera frame"),
+        "{checks}"
+    );
+    until(
+        &c,
+        "live view",
+        "document.getElementById('live').naturalWidth === 320",
+    )
+    .await;
     shot(&c, "calibrate").await;
 
     // English labels on request.
     c.goto(&s.url("/display?lang=en")).await.unwrap();
-    until(&c, "english", "document.getElementById('turn').textContent.includes('turn')").await;
+    until(
+        &c,
+        "english",
+        "document.getElementById('turn').textContent.includes('turn')",
+    )
+    .await;
     shot(&c, "display-en").await;
 
     c.close().await.unwrap();
@@ -279,7 +405,9 @@ async fn referee_console_and_display_in_a_browser() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn display_shows_reconnecting_and_recovers_after_a_restart() {
-    let Some(driver) = Driver::start() else { return };
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let s = StandIn::start().await;
     let token = login(s.addr, "김심판").await;
     for cmd in [json!({ "kind": "new_game" }), json!({ "kind": "start" })] {
@@ -296,28 +424,47 @@ async fn display_shows_reconnecting_and_recovers_after_a_restart() {
 
     // It comes back on the same data directory: the page reconnects by itself and
     // shows the same game, without a reload.
-    c.execute("window.__sameDocument = true; return true;", vec![]).await.unwrap();
+    c.execute("window.__sameDocument = true; return true;", vec![])
+        .await
+        .unwrap();
     let s = StandIn::start_again(stopped).await;
     until(&c, "back online", "!document.body.classList.contains('offline') && document.getElementById('turn').textContent.includes('청팀')").await;
-    assert_eq!(c.execute("return window.__sameDocument === true;", vec![]).await.unwrap(), json!(true));
+    assert_eq!(
+        c.execute("return window.__sameDocument === true;", vec![])
+            .await
+            .unwrap(),
+        json!(true)
+    );
     assert_eq!(s.state()["match"]["started"], true);
     c.close().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gostop_page_scores_tapped_cards() {
-    let Some(driver) = Driver::start() else { return };
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let s = StandIn::start().await;
     let c = driver.client().await;
     c.goto(&s.url("/gostop")).await.unwrap();
-    until(&c, "grid", "document.querySelectorAll('#grid button.card').length === 48").await;
+    until(
+        &c,
+        "grid",
+        "document.querySelectorAll('#grid button.card').length === 48",
+    )
+    .await;
     for card in ["1광", "3광", "8광", "2열", "4열", "8열"] {
         click(&c, &format!("button.card[data-card='{card}']")).await;
     }
     click(&c, "button[data-tap-as='1']").await;
     click(&c, "button.card[data-card='1피1']").await;
     click(&c, "#score").await;
-    let total = until(&c, "settlement", "document.getElementById('total') && document.getElementById('total').textContent").await;
+    let total = until(
+        &c,
+        "settlement",
+        "document.getElementById('total') && document.getElementById('total').textContent",
+    )
+    .await;
     // The same numbers as the pure scorer.
     let sheet = json!({
         "format": "gostop-score/1", "preset": "tongilan", "players": ["갑", "을", "병"],
@@ -329,20 +476,32 @@ async fn gostop_page_scores_tapped_cards() {
         &yutstation::rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
     );
     assert!(
-        total.as_str().unwrap().contains(&report.total_paid.to_string()),
+        total
+            .as_str()
+            .unwrap()
+            .contains(&report.total_paid.to_string()),
         "{total} vs {}",
         report.total_paid
     );
     let points = text(&c, "#points").await;
     for line in &report.points.lines {
-        assert!(points.contains(line.article), "{points} lacks {}", line.article);
+        assert!(
+            points.contains(line.article),
+            "{points} lacks {}",
+            line.article
+        );
     }
     shot(&c, "gostop").await;
     // A card given twice cannot happen on the grid, but a winner below the points
     // needed is refused with the scorer's one line.
     click(&c, "#clear").await;
     click(&c, "#score").await;
-    let msg = until(&c, "refusal", "document.getElementById('message').textContent").await;
+    let msg = until(
+        &c,
+        "refusal",
+        "document.getElementById('message').textContent",
+    )
+    .await;
     assert!(msg.as_str().unwrap().contains("below the"), "{msg}");
     c.close().await.unwrap();
 }

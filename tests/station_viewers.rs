@@ -27,7 +27,9 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(VIEWERS);
     let mut viewers = Vec::new();
     for _ in 0..VIEWERS {
-        let (ws, _) = tokio_tungstenite::connect_async(&url).await.expect("connect");
+        let (ws, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .expect("connect");
         let ready = ready_tx.clone();
         viewers.push(tokio::spawn(async move {
             let (_sink, mut stream) = ws.split();

@@ -63,13 +63,22 @@ pub fn router(hub: Hub) -> Router {
     });
     Router::new()
         .route("/", get(|| async { Redirect::to("/display") }))
-        .route("/display", get(|| page(include_str!("../../web/display.html"))))
-        .route("/console", get(|| page(include_str!("../../web/console.html"))))
+        .route(
+            "/display",
+            get(|| page(include_str!("../../web/display.html"))),
+        )
+        .route(
+            "/console",
+            get(|| page(include_str!("../../web/console.html"))),
+        )
         .route(
             "/calibrate",
             get(|| page(include_str!("../../web/calibrate.html"))),
         )
-        .route("/gostop", get(|| page(include_str!("../../web/gostop.html"))))
+        .route(
+            "/gostop",
+            get(|| page(include_str!("../../web/gostop.html"))),
+        )
         .route(
             "/station.js",
             get(|| asset("text/javascript", include_str!("../../web/station.js"))),
@@ -118,9 +127,22 @@ fn json_text(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-/// A refusal as the API words it: `{"error": "one line"}`.
+/// A refusal as the API words it: a status and `{"error": "one line"}`.
+#[derive(Debug)]
+struct Refusal(StatusCode, String);
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
 fn error(status: StatusCode, message: impl std::fmt::Display) -> Response {
-    (status, Json(json!({ "error": message.to_string() }))).into_response()
+    Refusal(status, message.to_string()).into_response()
+}
+
+fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Refusal {
+    Refusal(status, message.to_string())
 }
 
 async fn state(State(app): State<App>) -> Response {
@@ -201,42 +223,44 @@ struct Login {
     who: String,
 }
 
-/// Parse a JSON body, answering 422 with serde's one-line reason.
-fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
-    serde_json::from_slice(body).map_err(|e| error(StatusCode::UNPROCESSABLE_ENTITY, e))
+/// Parse a JSON body, refusing with 422 and serde's one-line reason.
+fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refusal> {
+    serde_json::from_slice(body).map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))
 }
 
-async fn login(State(app): State<App>, body: Bytes) -> Response {
-    let login: Login = match parse(&body) {
-        Ok(l) => l,
-        Err(r) => return r,
-    };
-    let who = match auth::check_name(&login.who) {
-        Ok(w) => w.to_string(),
-        Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e),
-    };
+async fn login(State(app): State<App>, body: Bytes) -> Result<Response, Refusal> {
+    let login: Login = parse(&body)?;
+    let who = auth::check_name(&login.who)
+        .map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))?
+        .to_string();
     let now = app.started.elapsed().as_millis() as u64;
     let checked = app.gate.lock().expect("gate lock").check(&login.pin, now);
     match checked {
         Ok(()) => {
             let token = app.tokens.lock().expect("token lock").issue(&who);
-            Json(json!({ "token": token, "who": who })).into_response()
+            Ok(Json(json!({ "token": token, "who": who })).into_response())
         }
-        Err(e @ LoginError::Locked { .. }) => error(StatusCode::TOO_MANY_REQUESTS, e),
-        Err(e) => error(StatusCode::UNAUTHORIZED, e),
+        Err(e @ LoginError::Locked { .. }) => Err(refuse(StatusCode::TOO_MANY_REQUESTS, e)),
+        Err(e) => Err(refuse(StatusCode::UNAUTHORIZED, e)),
     }
 }
 
 /// The name behind the request's bearer token, or the 401 to answer.
-fn referee(app: &Shared, headers: &HeaderMap) -> Result<String, Response> {
+fn referee(app: &Shared, headers: &HeaderMap) -> Result<String, Refusal> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(auth::bearer);
     token
-        .and_then(|t| app.tokens.lock().expect("token lock").who(t).map(String::from))
+        .and_then(|t| {
+            app.tokens
+                .lock()
+                .expect("token lock")
+                .who(t)
+                .map(String::from)
+        })
         .ok_or_else(|| {
-            error(
+            refuse(
                 StatusCode::UNAUTHORIZED,
                 "log in first: this needs a referee token",
             )
@@ -249,18 +273,16 @@ struct CommandBody {
     command: Command,
 }
 
-async fn command(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
-    let who = match referee(&app, &headers) {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let body: CommandBody = match parse(&body) {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
+async fn command(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Refusal> {
+    let who = referee(&app, &headers)?;
+    let body: CommandBody = parse(&body)?;
     match app.hub.command(&who, body.command).await {
-        Ok(journal_id) => Json(json!({ "journal_id": journal_id })).into_response(),
-        Err(reason) => error(StatusCode::CONFLICT, reason),
+        Ok(journal_id) => Ok(Json(json!({ "journal_id": journal_id })).into_response()),
+        Err(reason) => Err(refuse(StatusCode::CONFLICT, reason)),
     }
 }
 
@@ -276,37 +298,26 @@ async fn calibrate(
     Path(step): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let who = match referee(&app, &headers) {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let step: CalibrateStep = match serde_json::from_value(json!(step)) {
-        Ok(s) => s,
-        Err(_) => {
-            return error(
-                StatusCode::NOT_FOUND,
-                format!("no calibration step {step:?} (empty, front, back, marked, save)"),
-            )
-        }
-    };
+) -> Result<Response, Refusal> {
+    let who = referee(&app, &headers)?;
+    let step: CalibrateStep = serde_json::from_value(json!(step)).map_err(|_| {
+        refuse(
+            StatusCode::NOT_FOUND,
+            format!("no calibration step {step:?} (empty, front, back, marked, save)"),
+        )
+    })?;
     let body: CalibrateBody = if body.iter().all(u8::is_ascii_whitespace) {
         CalibrateBody::default()
     } else {
-        match parse(&body) {
-            Ok(b) => b,
-            Err(r) => return r,
-        }
+        parse(&body)?
     };
-    Json(app.hub.calibrate(&who, step, body.mat).await).into_response()
+    Ok(Json(app.hub.calibrate(&who, step, body.mat).await).into_response())
 }
 
-async fn gostop_score(body: Bytes) -> Response {
+async fn gostop_score(body: Bytes) -> Result<Response, Refusal> {
     let text = String::from_utf8_lossy(&body);
-    match Sheet::parse(&text) {
-        Ok(sheet) => Json(Report::of(&sheet)).into_response(),
-        Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e),
-    }
+    let sheet = Sheet::parse(&text).map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    Ok(Json(Report::of(&sheet)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -378,8 +389,7 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
     macro_rules! send {
         ($text:expr) => {{
             let text: String = $text;
-            match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text.into()))).await
-            {
+            match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text.into()))).await {
                 Ok(Ok(())) => {}
                 _ => return,
             }
@@ -389,7 +399,8 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
     send!(json!({ "type": "hello", "id": next_id(), "api": API, "role": role }).to_string());
     let current = published.borrow_and_update().clone();
     send!(state_message(next_id(), &current));
-    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    let mut heartbeat =
+        tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
@@ -463,9 +474,7 @@ fn handle(
         ));
     }
     let Some(who) = who else {
-        return refuse(
-            "viewers cannot send commands: connect with ?token= from /api/login".into(),
-        );
+        return refuse("viewers cannot send commands: connect with ?token= from /api/login".into());
     };
     let command: Command = match message.command.map(serde_json::from_value) {
         Some(Ok(c)) => c,

@@ -16,12 +16,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 use yutstation::journal::{Entry, EvidenceStore, Journal};
-use yutstation::referee::{
-    Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict,
-};
-use yutstation::station::{
-    command, CalibrateReply, Check, Command, Hub, Published, Request,
-};
+use yutstation::referee::{Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict};
+use yutstation::station::{command, CalibrateReply, Check, Command, Hub, Published, Request};
 
 pub const PIN: &str = "4821";
 
@@ -163,7 +159,11 @@ fn now_ms() -> u64 {
 }
 
 impl Core {
-    async fn run(mut self, mut requests: mpsc::Receiver<Request>, mut camera: mpsc::Receiver<Verdict>) {
+    async fn run(
+        mut self,
+        mut requests: mpsc::Receiver<Request>,
+        mut camera: mpsc::Receiver<Verdict>,
+    ) {
         loop {
             tokio::select! {
                 request = requests.recv() => match request {
@@ -334,8 +334,8 @@ pub async fn http(
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(std::str::from_utf8(&data[..eol]).unwrap().trim(), 16)
-            .unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&data[..eol]).unwrap().trim(), 16).unwrap();
         if size == 0 {
             break;
         }
@@ -371,7 +371,10 @@ pub async fn command(addr: SocketAddr, token: &str, command: Value) -> (u16, Val
         &json!({ "command": command }).to_string(),
     )
     .await;
-    (status, serde_json::from_str(&body).unwrap_or(Value::String(body)))
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(Value::String(body)),
+    )
 }
 
 /// A rendered throw (the synthetic camera of `src/sim`) as JPEG: a real picture for
