@@ -100,3 +100,67 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
     );
     assert!(worst < LIMIT, "worst latency {worst:?} is over {LIMIT:?}");
 }
+
+/// A viewer that stops reading is not queued for: the server blocks on that one
+/// socket while the newest state replaces older ones, so when the viewer reads again
+/// it gets what the socket buffers held and then the newest state, never the
+/// backlog of every change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_viewer_gets_the_newest_state_not_a_backlog() {
+    use std::sync::Arc;
+    use tokio::sync::{mpsc, watch};
+    use yutstation::station::{Hub, Published};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (out, published) = watch::channel(Arc::new(Published::default()));
+    let (requests, _requests) = mpsc::channel(1);
+    let (_live_tx, live) = watch::channel(None);
+    let hub = Hub {
+        published,
+        requests,
+        live,
+        evidence: Arc::new(yutstation::journal::EvidenceStore::new(dir.path().into())),
+        pin: "1".into(),
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(yutstation::station::server::serve(hub, listener));
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/ws"))
+        .await
+        .unwrap();
+    let (_sink, mut stream) = ws.split();
+    stream.next().await.unwrap().unwrap(); // hello
+    stream.next().await.unwrap().unwrap(); // the first state
+
+    // 1000 changes of 64 KiB each (64 MB if queued), while the viewer reads nothing.
+    const N: u64 = 1000;
+    let pad = "x".repeat(64 * 1024);
+    for seq in 1..=N {
+        out.send_replace(Arc::new(Published {
+            seq,
+            state_json: format!(r#"{{"seq":{seq},"pad":"{pad}"}}"#).into(),
+            call_json: None,
+        }));
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+
+    // Now read: the newest state arrives, after far fewer than N states.
+    let mut states = 0;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("the newest state arrives")
+            .unwrap()
+            .unwrap();
+        let Message::Text(text) = msg else { continue };
+        let m: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if m["type"] == "state" {
+            states += 1;
+            if m["seq"] == N {
+                break;
+            }
+        }
+    }
+    println!("slow viewer: {states} states delivered for {N} changes");
+    assert!(states < N / 2, "{states} of {N} states were queued");
+}
