@@ -314,6 +314,13 @@ async fn referee_console_and_display_in_a_browser() {
         s.state()["match"]["game"]["teams"][0]["board"],
         json!({ "mo": 1 })
     );
+    let log = until(
+        &c,
+        "throws list",
+        "document.getElementById('throws').textContent.includes('대기 → 모')",
+    )
+    .await;
+    assert_eq!(log, json!(true));
     shot(&c, "console-after-move").await;
 
     // The display shows it: the piece, the last call, the turn; read-only.
