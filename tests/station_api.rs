@@ -296,6 +296,8 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
         .await
         .unwrap();
     assert_eq!(next_json(&mut referee).await["role"], "referee");
+    // Sent back to back without waiting: they reach the station in order (a start
+    // overtaking its new game would be refused).
     for (id, cmd) in [
         (1, json!({ "kind": "new_game" })),
         (2, json!({ "kind": "start" })),
@@ -308,10 +310,14 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
             ))
             .await
             .unwrap();
-        let ack = next_of(&mut referee, "ack").await;
-        assert_eq!(ack["re"], id);
-        assert!(ack["journal_id"].as_i64().unwrap() >= 1);
     }
+    let mut journal_ids = Vec::new();
+    for id in [1, 2] {
+        let ack = next_of(&mut referee, "ack").await;
+        assert_eq!(ack["re"], id, "{ack}");
+        journal_ids.push(ack["journal_id"].as_i64().unwrap());
+    }
+    assert_eq!(journal_ids[1], journal_ids[0] + 1);
     referee
         .send(Message::Text(
             json!({ "type": "command", "id": 3, "command": { "kind": "undo" } })

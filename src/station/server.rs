@@ -34,6 +34,9 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// A client that takes longer than this to accept one message is dropped.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Commands of one referee socket waiting for the station; more are refused.
+const COMMAND_QUEUE: usize = 32;
+
 struct Shared {
     hub: Hub,
     gate: Mutex<PinGate>,
@@ -380,7 +383,23 @@ fn state_message(id: u64, published: &Published) -> String {
 async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
     let (mut sink, mut stream) = socket.split();
     let mut published = hub.published.clone();
-    let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(16);
+    let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(COMMAND_QUEUE);
+    // A referee's commands go to the station one at a time, in the order sent.
+    let (queue, mut queued) = mpsc::channel::<(u64, Command)>(COMMAND_QUEUE);
+    if let Some(who) = who.clone() {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            while let Some((re, command)) = queued.recv().await {
+                let reply = match hub.command(&who, command).await {
+                    Ok(journal_id) => Reply::Ack { re, journal_id },
+                    Err(reason) => Reply::Refused { re, reason },
+                };
+                if reply_tx.send(reply).await.is_err() {
+                    return; // the session is gone
+                }
+            }
+        });
+    }
     let mut id = 0u64;
     let mut next_id = || {
         id += 1;
@@ -424,15 +443,7 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
                 send!(state_message(next_id(), &newest));
             }
             Some(reply) = reply_rx.recv() => {
-                let text = match reply {
-                    Reply::Ack { re, journal_id } => json!({
-                        "type": "ack", "id": next_id(), "re": re, "journal_id": journal_id
-                    }),
-                    Reply::Refused { re, reason } => json!({
-                        "type": "refused", "id": next_id(), "re": re, "reason": reason
-                    }),
-                };
-                send!(text.to_string());
+                send!(reply_message(next_id(), reply));
             }
             incoming = stream.next() => {
                 let text = match incoming {
@@ -440,54 +451,55 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                     Some(Ok(_)) => continue, // pings are answered by the library
                 };
-                if let Some(reply) = handle(&hub, who.as_deref(), text.as_str(), &reply_tx) {
-                    let _ = reply_tx.try_send(reply);
+                let refused = match read_command(who.is_some(), text.as_str()) {
+                    Ok((re, command)) => queue.try_send((re, command)).err().map(|_| Reply::Refused {
+                        re,
+                        reason: format!("more than {COMMAND_QUEUE} commands wait: wait for their replies"),
+                    }),
+                    Err(refused) => Some(refused),
+                };
+                if let Some(refused) = refused {
+                    send!(reply_message(next_id(), refused));
                 }
             }
         }
     }
 }
 
-/// A client message: a command is forwarded to the station on its own task (its
-/// reply comes back through `replies`); anything wrong is refused at once.
-fn handle(
-    hub: &Hub,
-    who: Option<&str>,
-    text: &str,
-    replies: &mpsc::Sender<Reply>,
-) -> Option<Reply> {
-    let message: ClientMessage = match serde_json::from_str(text) {
-        Ok(m) => m,
-        Err(e) => {
-            return Some(Reply::Refused {
-                re: 0,
-                reason: format!("not a yutstation-ws/1 message: {e}"),
-            })
+fn reply_message(id: u64, reply: Reply) -> String {
+    match reply {
+        Reply::Ack { re, journal_id } => {
+            json!({ "type": "ack", "id": id, "re": re, "journal_id": journal_id })
         }
-    };
+        Reply::Refused { re, reason } => {
+            json!({ "type": "refused", "id": id, "re": re, "reason": reason })
+        }
+    }
+    .to_string()
+}
+
+/// A client message as a command with its id, or the refusal to send back at once.
+fn read_command(referee: bool, text: &str) -> Result<(u64, Command), Reply> {
+    let message: ClientMessage = serde_json::from_str(text).map_err(|e| Reply::Refused {
+        re: 0,
+        reason: format!("not a yutstation-ws/1 message: {e}"),
+    })?;
     let re = message.id.unwrap_or(0);
-    let refuse = |reason: String| Some(Reply::Refused { re, reason });
+    let refuse = |reason: String| Reply::Refused { re, reason };
     if message.kind != "command" {
-        return refuse(format!(
+        return Err(refuse(format!(
             "unknown message type {:?}: clients send only \"command\"",
             message.kind
+        )));
+    }
+    if !referee {
+        return Err(refuse(
+            "viewers cannot send commands: connect with ?token= from /api/login".into(),
         ));
     }
-    let Some(who) = who else {
-        return refuse("viewers cannot send commands: connect with ?token= from /api/login".into());
-    };
-    let command: Command = match message.command.map(serde_json::from_value) {
-        Some(Ok(c)) => c,
-        Some(Err(e)) => return refuse(format!("not a command: {e}")),
-        None => return refuse("a command message needs a \"command\"".into()),
-    };
-    let (hub, who, replies) = (hub.clone(), who.to_string(), replies.clone());
-    tokio::spawn(async move {
-        let reply = match hub.command(&who, command).await {
-            Ok(journal_id) => Reply::Ack { re, journal_id },
-            Err(reason) => Reply::Refused { re, reason },
-        };
-        let _ = replies.send(reply).await;
-    });
-    None
+    match message.command.map(serde_json::from_value) {
+        Some(Ok(command)) => Ok((re, command)),
+        Some(Err(e)) => Err(refuse(format!("not a command: {e}"))),
+        None => Err(refuse("a command message needs a \"command\"".into())),
+    }
 }
