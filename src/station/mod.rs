@@ -2,18 +2,22 @@
 //! draw) and the thin shell that wires capture → vision → judge → match → journal →
 //! broadcast as tasks joined by channels, and serves the pages and the live API.
 //!
-//! Pure (no I/O, time passed in): [`command`], [`view`], [`core`].
+//! Pure (no I/O, time passed in): [`command`], [`view`], [`core`], [`auth`],
+//! [`board_view`].
 //! Shell: [`hub`] (the seam between the tasks and the web server), [`server`]
 //! (axum: pages, WebSocket, login), [`run`] (the tasks).
 
+pub mod auth;
+pub mod board_view;
 pub mod command;
+pub mod core;
+pub mod eyes;
 pub mod hub;
+pub mod overlay;
+pub mod run;
+pub mod server;
+pub mod sim_camera;
+pub mod view;
 
 pub use command::{Command, CommandError};
 pub use hub::{CalibrateReply, CalibrateStep, Check, Hub, Published, Request};
-pub mod core;
-pub mod eyes;
-pub mod overlay;
-pub mod run;
-pub mod sim_camera;
-pub mod view;

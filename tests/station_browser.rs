@@ -1,0 +1,514 @@
+//! The pages in a real browser: headless Chromium driven over WebDriver
+//! (chromedriver + fantoccini) against the web server in front of the test stand-in
+//! station (`tests/common`). Screenshots go to `target/screenshots/`.
+//!
+//! Skips (prints why, passes) when chromium or chromedriver is not installed;
+//! `.ci/run` installs both (scripts/debian-packages.txt).
+
+mod common;
+
+use common::{command, login, StandIn};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use yutstation::referee::{EvidenceRef, Verdict};
+use yutstation::rules::yut::ThrowResult;
+
+fn which(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// chromedriver, killed when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+    chromium: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start() -> Option<Driver> {
+        let Some(chromium) = which(&["chromium", "chromium-browser", "google-chrome"]) else {
+            eprintln!("SKIP: no chromium on PATH (apt-get install chromium chromium-driver)");
+            return None;
+        };
+        let Some(driver) = which(&["chromedriver"]) else {
+            eprintln!("SKIP: no chromedriver on PATH (apt-get install chromium-driver)");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(Driver {
+            child,
+            port,
+            _profile: tempfile::tempdir().unwrap(),
+            chromium,
+        })
+    }
+
+    async fn client(&self) -> Client {
+        let profile = format!("--user-data-dir={}", self._profile.path().display());
+        let caps = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": self.chromium,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                         "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000", profile],
+            }
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a browser session")
+    }
+}
+
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+}
+
+/// Wait until `script` (a JS expression) is truthy; its value.
+async fn until(c: &Client, what: &str, script: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let v = c
+            .execute(&format!("return ({script});"), vec![])
+            .await
+            .expect("script runs");
+        if !v.is_null() && v != json!(false) && v != json!("") {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let _ = shot(c, &format!("timeout-{}", what.replace(' ', "-"))).await;
+            panic!("timed out waiting for {what}: {script}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+}
+
+async fn type_into(c: &Client, css: &str, text: &str) {
+    let e = c.find(Locator::Css(css)).await.unwrap();
+    e.clear().await.unwrap();
+    e.send_keys(text).await.unwrap();
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn referee_console_and_display_in_a_browser() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let s = StandIn::start().await;
+    s.live.send_replace(Some(common::rendered_jpeg(11).into()));
+    let c = driver.client().await;
+
+    // Wrong PIN refused, right PIN logs in.
+    c.goto(&s.url("/console")).await.unwrap();
+    until(&c, "login form", "!document.getElementById('login').hidden").await;
+    type_into(&c, "#login-who", "김심판").await;
+    type_into(&c, "#login-pin", "0000").await;
+    click(&c, "#login-go").await;
+    let refused = until(
+        &c,
+        "wrong PIN",
+        "document.getElementById('login-error').textContent",
+    )
+    .await;
+    assert_eq!(refused, "wrong PIN");
+    type_into(&c, "#login-pin", common::PIN).await;
+    click(&c, "#login-go").await;
+    until(
+        &c,
+        "console",
+        "!document.getElementById('app').hidden && !document.body.classList.contains('offline')",
+    )
+    .await;
+
+    // New game with the pre-filled setup form, then start.
+    click(&c, "#setup-box summary").await;
+    click(&c, "#new-game").await;
+    until(
+        &c,
+        "a game",
+        "document.getElementById('status').textContent.includes('시작 전')",
+    )
+    .await;
+    assert_eq!(
+        s.state()["setup"]["teams"][0]["throwers"][1]["name"],
+        "이두리"
+    );
+    click(&c, "#start").await;
+    until(
+        &c,
+        "started",
+        "document.getElementById('status').textContent.includes('차례')",
+    )
+    .await;
+
+    // A manual throw (윷, so the team throws again).
+    c.find(Locator::Css("#manual-result"))
+        .await
+        .unwrap()
+        .select_by_value("yut")
+        .await
+        .unwrap();
+    type_into(&c, "#manual-reason", "카메라 가림").await;
+    click(&c, "#manual").await;
+    until(
+        &c,
+        "manual throw",
+        "document.getElementById('call-word').textContent === '윷'",
+    )
+    .await;
+
+    // A camera throw the station is unsure of: it waits for the referee.
+    let hash = s.put_evidence(&common::rendered_jpeg(12));
+    s.camera
+        .send(Verdict {
+            result: Some(ThrowResult::Gae),
+            confidence: Some(0.58),
+            evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
+            flags: vec!["stick on the line".into()],
+        })
+        .await
+        .unwrap();
+    until(
+        &c,
+        "awaiting call",
+        "document.getElementById('call-flags').textContent.includes('stick on the line')",
+    )
+    .await;
+    assert_eq!(s.state()["match"]["awaiting_call"], 2);
+    let thumb = c
+        .find(Locator::Css("#evidence"))
+        .await
+        .unwrap()
+        .attr("src")
+        .await
+        .unwrap();
+    assert_eq!(thumb.as_deref(), Some(format!("/evidence/{hash}").as_str()));
+    until(&c, "thumbnail and live view decoded", "document.getElementById('evidence').naturalWidth === 320 && document.getElementById('live').naturalWidth === 320").await;
+    shot(&c, "console-awaiting-call").await;
+    // Online all along: no reconnect, no badge.
+    let link = c
+        .execute(
+            "return [YS.closes.length, getComputedStyle(document.getElementById('badge')).display];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(link, json!([0, "none"]));
+
+    // A refusal is shown as one line: 낙 without a reason.
+    click(&c, "#call-nak").await;
+    let line = until(&c, "refusal", "document.getElementById('message').className === 'error' && document.getElementById('message').textContent").await;
+    assert_eq!(
+        line,
+        "calling 낙 needs a reason (which stick left the mat, a foul, ...)"
+    );
+
+    // Confirm the station's reading of throw 2 (the throw number is pre-filled).
+    click(&c, "#confirm").await;
+    until(
+        &c,
+        "confirmed",
+        "document.getElementById('call-word').textContent === '개'",
+    )
+    .await;
+    assert_eq!(s.state()["match"]["game"]["pending"], json!(["yut", "gae"]));
+
+    // Override throw 1: 윷 → 모.
+    type_into(&c, "#throw-no", "1").await;
+    c.find(Locator::Css("#override-result"))
+        .await
+        .unwrap()
+        .select_by_value("mo")
+        .await
+        .unwrap();
+    type_into(&c, "#override-reason", "영상 재확인").await;
+    click(&c, "#override").await;
+    until(
+        &c,
+        "override",
+        "document.getElementById('call-word').textContent === '모'",
+    )
+    .await;
+    let state = s.state();
+    assert_eq!(state["match"]["game"]["pending"], json!(["mo", "gae"]));
+    assert_eq!(state["match"]["overrides"][0]["to"], "mo");
+
+    // Move by tapping: 모 from waiting lands on the 모 corner (a green target).
+    until(
+        &c,
+        "targets",
+        "document.querySelector('circle.station.target[data-id=mo]')",
+    )
+    .await;
+    shot(&c, "console-moves").await;
+    click(&c, "circle.station[data-id=mo]").await;
+    until(
+        &c,
+        "moved",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')",
+    )
+    .await;
+    assert_eq!(
+        s.state()["match"]["game"]["teams"][0]["board"],
+        json!({ "mo": 1 })
+    );
+    let log = until(
+        &c,
+        "throws list",
+        "document.getElementById('throws').textContent.includes('대기 → 모')",
+    )
+    .await;
+    assert_eq!(log, json!(true));
+    shot(&c, "console-after-move").await;
+
+    // The display shows it: the piece, the last call, the turn; read-only.
+    c.goto(&s.url("/display")).await.unwrap();
+    until(
+        &c,
+        "display",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=mo]')",
+    )
+    .await;
+    assert_eq!(text(&c, "#call-word").await, "모!");
+    assert_eq!(
+        c.find_all(Locator::Css("svg.board circle.station"))
+            .await
+            .unwrap()
+            .len(),
+        29
+    );
+    assert!(c.find_all(Locator::Css("button")).await.unwrap().is_empty());
+    assert!(text(&c, "#pending").await.contains('개'));
+    shot(&c, "display").await;
+
+    // It redraws soon after a change: a move sent over the API.
+    let token = login(s.addr, "부심").await;
+    let t0 = Instant::now();
+    let (status, body) = command(
+        s.addr,
+        &token,
+        json!({ "kind": "move", "result": "gae", "from": "waiting", "to": "gae" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    until(
+        &c,
+        "display redraw",
+        "document.querySelector('g.stack[data-team=\"0\"][data-station=gae]')",
+    )
+    .await;
+    let redraw = t0.elapsed();
+    eprintln!(
+        "display redrawn {} ms after the command (upper bound: includes WebDriver polling)",
+        redraw.as_millis()
+    );
+    assert!(redraw < Duration::from_millis(1000), "{redraw:?}");
+
+    // The calibration page (same tab: the console's login carries over) relays
+    // each step's reply with its checks.
+    c.goto(&s.url("/calibrate")).await.unwrap();
+    until(
+        &c,
+        "calibrate",
+        "document.querySelectorAll('.step').length === 5",
+    )
+    .await;
+    click(&c, ".step[data-step=empty] button").await;
+    let checks = until(
+        &c,
+        "checks",
+        "document.querySelector('.step[data-step=empty] .checks').textContent",
+    )
+    .await;
+    assert!(
+        checks
+            .as_str()
+            .unwrap()
+            .contains("✗ camera: no camera frame"),
+        "{checks}"
+    );
+    until(
+        &c,
+        "live view",
+        "document.getElementById('live').naturalWidth === 320",
+    )
+    .await;
+    shot(&c, "calibrate").await;
+
+    // English labels on request.
+    c.goto(&s.url("/display?lang=en")).await.unwrap();
+    until(
+        &c,
+        "english",
+        "document.getElementById('turn').textContent.includes('turn')",
+    )
+    .await;
+    shot(&c, "display-en").await;
+
+    c.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn display_shows_reconnecting_and_recovers_after_a_restart() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let s = StandIn::start().await;
+    let token = login(s.addr, "김심판").await;
+    for cmd in [json!({ "kind": "new_game" }), json!({ "kind": "start" })] {
+        assert_eq!(command(s.addr, &token, cmd).await.0, 200);
+    }
+    let c = driver.client().await;
+    c.goto(&s.url("/display")).await.unwrap();
+    until(&c, "online", "document.getElementById('turn').textContent.includes('청팀') && !document.body.classList.contains('offline')").await;
+
+    // The station goes away: the badge shows.
+    let stopped = s.stop().await;
+    until(&c, "badge", "document.body.classList.contains('offline') && getComputedStyle(document.getElementById('badge')).display !== 'none'").await;
+    shot(&c, "display-reconnecting").await;
+
+    // It comes back on the same data directory: the page reconnects by itself and
+    // shows the same game, without a reload.
+    c.execute("window.__sameDocument = true; return true;", vec![])
+        .await
+        .unwrap();
+    let s = StandIn::start_again(stopped).await;
+    until(&c, "back online", "!document.body.classList.contains('offline') && document.getElementById('turn').textContent.includes('청팀')").await;
+    assert_eq!(
+        c.execute("return window.__sameDocument === true;", vec![])
+            .await
+            .unwrap(),
+        json!(true)
+    );
+    assert_eq!(s.state()["match"]["started"], true);
+    c.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gostop_page_scores_tapped_cards() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let s = StandIn::start().await;
+    let c = driver.client().await;
+    c.goto(&s.url("/gostop")).await.unwrap();
+    until(
+        &c,
+        "grid",
+        "document.querySelectorAll('#grid button.card').length === 48",
+    )
+    .await;
+    for card in ["1광", "3광", "8광", "2열", "4열", "8열"] {
+        click(&c, &format!("button.card[data-card='{card}']")).await;
+    }
+    click(&c, "button[data-tap-as='1']").await;
+    click(&c, "button.card[data-card='1피1']").await;
+    click(&c, "#score").await;
+    let total = until(
+        &c,
+        "settlement",
+        "document.getElementById('total') && document.getElementById('total').textContent",
+    )
+    .await;
+    // The same numbers as the pure scorer.
+    let sheet = json!({
+        "format": "gostop-score/1", "preset": "tongilan", "players": ["갑", "을", "병"],
+        "winner": "갑",
+        "captured": { "갑": ["1광", "3광", "8광", "2열", "4열", "8열"], "을": ["1피1"], "병": [] },
+        "go": 0, "shakes": 0
+    });
+    let report = yutstation::rules::gostop::Report::of(
+        &yutstation::rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
+    );
+    assert!(
+        total
+            .as_str()
+            .unwrap()
+            .contains(&report.total_paid.to_string()),
+        "{total} vs {}",
+        report.total_paid
+    );
+    let points = text(&c, "#points").await;
+    for line in &report.points.lines {
+        assert!(
+            points.contains(line.article),
+            "{points} lacks {}",
+            line.article
+        );
+    }
+    shot(&c, "gostop").await;
+    // A card given twice cannot happen on the grid, but a winner below the points
+    // needed is refused with the scorer's one line.
+    click(&c, "#clear").await;
+    click(&c, "#score").await;
+    let msg = until(
+        &c,
+        "refusal",
+        "document.getElementById('message').textContent",
+    )
+    .await;
+    assert!(msg.as_str().unwrap().contains("below the"), "{msg}");
+    c.close().await.unwrap();
+}
