@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{command, http, login, StandIn, PIN};
+use common::{command, http, http_bytes, login, StandIn, PIN};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -120,11 +120,23 @@ async fn evidence_and_live_frames() {
         (status, body.as_str()),
         (404, r#"{"error":"no camera frame yet"}"#)
     );
-    let frame: &[u8] = b"\xff\xd8 not really a jpeg \xff\xd9";
-    s.live.send_replace(Some(frame.into()));
-    let (status, body) = http(s.addr, "GET", "/api/live.jpg", &[], "").await;
+    s.show(&common::rendered_jpeg(3));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (status, body) = loop {
+        let (status, body) = http_bytes(s.addr, "/api/live.jpg").await;
+        if status == 200 || Instant::now() > deadline {
+            break (status, body);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(status, 200);
-    assert!(body.contains("not really a jpeg"));
+    let live = opencv::imgcodecs::imdecode(
+        &opencv::core::Vector::<u8>::from_slice(&body),
+        opencv::imgcodecs::IMREAD_COLOR,
+    )
+    .unwrap();
+    use opencv::prelude::MatTraitConst;
+    assert_eq!((live.cols(), live.rows()), (320, 240), "the camera picture, as JPEG");
 
     let hash = s.put_evidence(b"evidence picture");
     let (status, body) = http(s.addr, "GET", &format!("/evidence/{hash}"), &[], "").await;
@@ -338,6 +350,7 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
             confidence: Some(0.97),
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec![],
+            height_mm: None,
         })
         .await
         .unwrap();

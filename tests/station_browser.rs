@@ -157,7 +157,7 @@ async fn referee_console_and_display_in_a_browser() {
         return;
     };
     let s = StandIn::start().await;
-    s.live.send_replace(Some(common::rendered_jpeg(11).into()));
+    s.show(&common::rendered_jpeg(11));
     let c = driver.client().await;
 
     // Wrong PIN refused, right PIN logs in.
@@ -226,14 +226,15 @@ async fn referee_console_and_display_in_a_browser() {
             result: Some(ThrowResult::Gae),
             confidence: Some(0.58),
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
-            flags: vec!["stick on the line".into()],
+            flags: vec!["on_line".into()],
+            height_mm: None,
         })
         .await
         .unwrap();
     until(
         &c,
         "awaiting call",
-        "document.getElementById('call-flags').textContent.includes('stick on the line')",
+        "document.getElementById('call-flags').textContent.includes('on_line')",
     )
     .await;
     assert_eq!(s.state()["match"]["awaiting_call"], 2);

@@ -308,7 +308,11 @@ fn calibrate_step(
     mat: Option<String>,
 ) -> CalibrateReply {
     let Some(frame) = newest else {
-        return reply(false, "no camera picture yet: check the camera", vec![]);
+        return reply(
+            false,
+            "no camera picture yet: check the camera",
+            vec![check("camera", false, "no camera frame yet".into())],
+        );
     };
     let mut checks = match picture_checks(frame) {
         Ok(c) => c,

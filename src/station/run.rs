@@ -66,6 +66,8 @@ pub struct Station {
     /// What the demo's scorekeeper counted so far.
     pub tally: watch::Receiver<Tally>,
     core_tx: mpsc::Sender<CoreMsg>,
+    /// What the vision thread sends the core (see [`Station::sightings`]).
+    seen: mpsc::Sender<Seen>,
     threads: Vec<JoinHandle<()>>,
     frames: Option<SyncSender<Input>>,
     /// Tells the capture thread to stop.
@@ -144,6 +146,7 @@ impl Station {
             CoreMsg::Request,
         )?;
         forward("seen", seen_rx, core_tx.clone(), CoreMsg::Seen)?;
+        let seen = seen_tx.clone();
         forward("truths", truth_rx, core_tx.clone(), CoreMsg::Truth)?;
         let setup = opts.vision;
         threads.push(
@@ -190,12 +193,19 @@ impl Station {
             truths: truth_tx,
             tally,
             core_tx,
+            seen,
             threads,
             frames: Some(frames_tx),
             stopping: Arc::default(),
             clock: opts.clock,
             asks: Some(asks_tx),
         })
+    }
+
+    /// The channel the vision thread reports on. Another judge (a second camera's
+    /// vision, or a test standing in for the vision) may report on it too.
+    pub fn sightings(&self) -> mpsc::Sender<Seen> {
+        self.seen.clone()
     }
 
     /// Feed frames from `source` on a thread of their own until it ends.
@@ -334,9 +344,12 @@ impl Core {
         match r {
             Request::Command { by, command, reply } => {
                 let result = self.command(&by, &command);
-                let ok = result.is_ok();
+                // Publish before acknowledging: whoever was told "done" sees it.
+                if result.is_ok() {
+                    self.publish(true);
+                }
                 let _ = reply.send(result);
-                ok
+                false
             }
             Request::Calibrate {
                 by,

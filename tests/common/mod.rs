@@ -1,23 +1,22 @@
-//! TEST SCAFFOLDING: a small stand-in for the station core, built from real parts,
-//! so the web server can be tested before the real core (`station::run`) is wired
-//! to it. It owns a real `journal::Journal` in a temporary directory, turns each
-//! `Request::Command` into an entry with the real `station::command::to_entry`,
-//! appends it (the real rules check it), and publishes the state JSON of
-//! `docs/station-api.md`. A test can also inject camera throws (with evidence) and
-//! live frames. Calibration requests are answered as "no camera".
-//!
-//! At merge the tests switch to the real core; nothing here is part of the product.
+//! The station for the web tests: the real station (`station::run::Station`: the
+//! core thread, the SQLite journal, the vision thread) with the real web server in
+//! front of it, on a fresh data directory and a free port. What a camera would
+//! supply comes from real parts too: pictures go through a real frame source into
+//! the vision thread (the live view), and a camera throw is reported on the vision's
+//! own channel to the core, as the vision thread reports one.
 #![allow(dead_code)]
 
+use opencv::prelude::*;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::{mpsc, watch};
-use yutstation::journal::{Entry, EvidenceStore, Journal};
-use yutstation::referee::{Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict};
-use yutstation::station::{command, CalibrateReply, Check, Command, Hub, Published, Request};
+use yutstation::capture::{CaptureError, Clock, Frame, FrameSource};
+use yutstation::referee::{MatchSetup, Player, Posture, TeamSetup, Verdict};
+use yutstation::station::eyes::{Seen, VisionSetup};
+use yutstation::station::run::{Options, Station};
+use yutstation::station::Hub;
 
 pub const PIN: &str = "4821";
 
@@ -38,17 +37,98 @@ pub fn default_setup() -> MatchSetup {
     ])
 }
 
-/// A running stand-in station with the real web server in front of it.
+/// A running station with the real web server in front of it.
 pub struct StandIn {
     pub addr: SocketAddr,
     pub hub: Hub,
-    /// Throws "seen by the camera": the verdict is journaled as a throw.
-    pub camera: mpsc::Sender<Verdict>,
-    pub live: watch::Sender<Option<Arc<[u8]>>>,
+    /// Camera throws: each verdict is reported to the core as a judged throw.
+    pub camera: Camera,
     /// When each seq was published (for latency measurements).
     pub published_at: Arc<Mutex<Vec<(u64, Instant)>>>,
     pub dir: tempfile::TempDir,
+    picture: Arc<Mutex<Option<opencv::core::Mat>>>,
+    station: Option<Station>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// Reports camera throws the way the vision thread does.
+pub struct Camera {
+    sightings: std::sync::mpsc::Sender<Seen>,
+    evidence: Arc<yutstation::journal::EvidenceStore>,
+}
+
+impl Camera {
+    /// Report a throw: its reading, confidence, flags (as reasons the referee must
+    /// decide) and evidence (an image already stored, by hash).
+    pub async fn send(&self, v: Verdict) -> Result<(), String> {
+        use yutstation::vision::{self, Face, Placement, Reason, StickReading};
+        let evidence = match v.evidence.first() {
+            Some(h) => self.evidence.get(h).map_err(|e| e.to_string())?,
+            None => vec![],
+        };
+        let reasons = v
+            .flags
+            .iter()
+            .map(|f| match f.as_str() {
+                "on_edge" => Reason::OnEdge,
+                "leaning" => Reason::Leaning,
+                "stick_count" => Reason::StickCount,
+                "mark_unclear" => Reason::MarkUnclear,
+                "low_confidence" => Reason::LowConfidence,
+                _ => Reason::OnLine,
+            })
+            .collect::<Vec<_>>();
+        let best = v.result.expect("a reading");
+        let stick = StickReading {
+            center_px: [100.0, 100.0],
+            center_cm: [0.0, 0.0],
+            angle_deg: 0.0,
+            face: Face::Front,
+            marked: false,
+            placement: Placement::OnMat,
+            confidence: v.confidence.unwrap_or(1.0) as f64,
+        };
+        let verdict = vision::Verdict {
+            result: reasons.is_empty().then_some(best),
+            best_guess: best,
+            confidence: v.confidence.unwrap_or(1.0) as f64,
+            reasons,
+            sticks: vec![stick; 4],
+        };
+        let now = Clock::Wall.now();
+        self.sightings
+            .send(Seen::Judged {
+                verdict,
+                evidence,
+                motion_ms: now - 500,
+                still_ms: now - 60,
+                judged_ms: now,
+            })
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Shows whatever picture the test set, ten times a second, like a camera would.
+struct Still {
+    picture: Arc<Mutex<Option<opencv::core::Mat>>>,
+}
+
+impl FrameSource for Still {
+    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        std::thread::sleep(Duration::from_millis(100));
+        loop {
+            if let Some(m) = self.picture.lock().unwrap().as_ref() {
+                return Ok(Some(Frame {
+                    image: m.try_clone()?,
+                    at_ms: Clock::Wall.now(),
+                }));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    fn describe(&self) -> String {
+        "test pictures".into()
+    }
 }
 
 impl StandIn {
@@ -62,57 +142,86 @@ impl StandIn {
     }
 
     async fn launch(dir: tempfile::TempDir, listener: tokio::net::TcpListener) -> StandIn {
-        let (journal, problems) = Journal::open(dir.path()).expect("journal opens");
-        assert!(problems.is_empty(), "{problems:?}");
-        let (published_tx, published) = watch::channel(Arc::new(Published::default()));
-        let (requests, requests_rx) = mpsc::channel(64);
-        let (camera, camera_rx) = mpsc::channel(16);
-        let (live, live_rx) = watch::channel(None);
-        let published_at = Arc::new(Mutex::new(Vec::new()));
-        let hub = Hub {
-            published,
-            requests,
-            live: live_rx,
-            evidence: Arc::new(EvidenceStore::new(dir.path().join("evidence"))),
+        let mut station = Station::start(Options {
+            data_dir: dir.path().to_path_buf(),
+            clock: Clock::Wall,
+            vision: VisionSetup {
+                detector: None,
+                profile_path: None,
+                model_path: "no-model".into(),
+            },
             pin: PIN.into(),
-        };
-        let mut core = Core {
-            journal,
-            seq: 0,
-            last_call: None,
-            out: published_tx,
-            published_at: published_at.clone(),
-        };
-        core.publish(None);
+            default_setup: default_setup(),
+            sensor: None,
+            print_calls: false,
+            autopilot: None,
+        })
+        .expect("the station starts");
+        let picture = Arc::new(Mutex::new(None));
+        let hub = station.hub.clone();
+        let published_at = Arc::new(Mutex::new(Vec::new()));
+        let mut watcher = hub.published.clone();
+        let stamps = published_at.clone();
         let addr = listener.local_addr().unwrap();
         let server = yutstation::station::server::serve(hub.clone(), listener);
         let tasks = vec![
-            tokio::spawn(core.run(requests_rx, camera_rx)),
+            tokio::spawn(async move {
+                while watcher.changed().await.is_ok() {
+                    let seq = watcher.borrow_and_update().seq;
+                    let mut v = stamps.lock().unwrap();
+                    if v.last().is_none_or(|(s, _)| *s != seq) {
+                        v.push((seq, Instant::now()));
+                    }
+                }
+            }),
             tokio::spawn(async move {
                 let _ = server.await;
             }),
         ];
+        let camera = Camera {
+            sightings: station.sightings(),
+            evidence: hub.evidence.clone(),
+        };
+        let pictures = Still {
+            picture: picture.clone(),
+        };
+        station.attach_source(Box::new(pictures)).unwrap();
         StandIn {
             addr,
             hub,
             camera,
-            live,
             published_at,
             dir,
+            picture,
+            station: Some(station),
             tasks,
         }
     }
 
+    /// Show `jpeg` to the station's camera (the live view follows).
+    pub fn show(&self, jpeg: &[u8]) {
+        let m = opencv::imgcodecs::imdecode(
+            &opencv::core::Vector::<u8>::from_slice(jpeg),
+            opencv::imgcodecs::IMREAD_COLOR,
+        )
+        .expect("a picture");
+        assert!(!m.empty(), "a decodable picture");
+        *self.picture.lock().unwrap() = Some(m);
+    }
+
     /// Stop the station and its server (as if killed), keeping its data directory;
     /// [`StandIn::start_again`] brings it back on the same address.
-    pub async fn stop(self) -> (tempfile::TempDir, SocketAddr) {
+    pub async fn stop(mut self) -> (tempfile::TempDir, SocketAddr) {
         for task in &self.tasks {
             task.abort();
         }
-        for task in self.tasks {
+        for task in std::mem::take(&mut self.tasks) {
             let _ = task.await;
         }
-        (self.dir, self.addr)
+        if let Some(st) = self.station.take() {
+            tokio::task::spawn_blocking(move || st.stop()).await.unwrap();
+        }
+        (std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()), self.addr)
     }
 
     /// Start again on a stopped station's data directory and address.
@@ -143,151 +252,6 @@ impl StandIn {
     }
 }
 
-struct Core {
-    journal: Journal,
-    seq: u64,
-    last_call: Option<Value>,
-    out: watch::Sender<Arc<Published>>,
-    published_at: Arc<Mutex<Vec<(u64, Instant)>>>,
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
-impl Core {
-    async fn run(
-        mut self,
-        mut requests: mpsc::Receiver<Request>,
-        mut camera: mpsc::Receiver<Verdict>,
-    ) {
-        loop {
-            tokio::select! {
-                request = requests.recv() => match request {
-                    None => return,
-                    Some(Request::Command { by, command, reply }) => {
-                        let _ = reply.send(self.command(&by, &command));
-                    }
-                    Some(Request::Calibrate { step, reply, .. }) => {
-                        let _ = reply.send(CalibrateReply {
-                            ok: false,
-                            message: format!("{step:?}: the test stand-in has no camera"),
-                            checks: vec![Check {
-                                name: "camera".into(),
-                                ok: false,
-                                detail: "no camera frame".into(),
-                            }],
-                        });
-                    }
-                },
-                Some(verdict) = camera.recv() => {
-                    let mut event = MatchEvent::new(self.now(), Action::Throw { verdict });
-                    event.by = Some("camera".into());
-                    if self.journal.append(&Entry::Event(event)).is_ok() {
-                        let call = self.call_of_last_throw();
-                        self.publish(call);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The station's clock, never behind the journal.
-    fn now(&self) -> u64 {
-        now_ms().max(self.journal.station().last_at)
-    }
-
-    fn command(&mut self, by: &str, command: &Command) -> Result<i64, String> {
-        let entry = command::to_entry(
-            command,
-            self.journal.station().current(),
-            &default_setup(),
-            by,
-            self.now(),
-        )
-        .map_err(|e| e.to_string())?;
-        let id = self.journal.append(&entry).map_err(|e| e.to_string())?;
-        let call = match command {
-            Command::Call { throw, .. } | Command::Confirm { throw } => self.call_of(*throw),
-            Command::ManualThrow { .. } => self.call_of_last_throw(),
-            Command::NewGame { .. } => {
-                self.last_call = None;
-                None
-            }
-            _ => None,
-        };
-        self.publish(call);
-        Ok(id)
-    }
-
-    fn call_of_last_throw(&self) -> Option<Value> {
-        let game = self.journal.station().current()?;
-        let n = game.throws().last()?.number;
-        self.call_of(n)
-    }
-
-    /// The `last_call` object of `docs/station-api.md` for throw `n`.
-    fn call_of(&self, n: u32) -> Option<Value> {
-        let game = self.journal.station().current()?;
-        let t = game.throws().find(|t| t.number == n)?;
-        let result = t.effective();
-        Some(json!({
-            "throw": t.number,
-            "team": t.team,
-            "thrower": t.thrower,
-            "result": result,
-            "korean": result.map(|r| r.korean()),
-            "source": match &t.call {
-                None => json!("waiting"),
-                Some(c) => serde_json::to_value(c.by).unwrap(),
-            },
-            "best_guess": t.verdict.result,
-            "confidence": t.verdict.confidence,
-            "flags": t.verdict.flags,
-            "evidence": t.verdict.evidence,
-            "height_mm": null,
-            "at_ms": t.at_ms,
-        }))
-    }
-
-    fn publish(&mut self, call: Option<Value>) {
-        if call.is_some() {
-            self.last_call = call.clone();
-        }
-        self.seq += 1;
-        let station = self.journal.station();
-        let now = self.now();
-        let state = json!({
-            "now_ms": now,
-            "seq": self.seq,
-            "game_number": station.game_number(),
-            "setup": station.current().map(|g| g.setup()),
-            "match": station.current().map(|g| g.snapshot(now)),
-            "last_call": self.last_call,
-            "station": {
-                "camera": "none",
-                "sensor": "none",
-                "vision": "off",
-                "journal": "ok",
-                "problems": [],
-            },
-        });
-        let published = Published {
-            seq: self.seq,
-            state_json: state.to_string().into(),
-            call_json: call.map(|c| c.to_string().into()),
-        };
-        self.published_at
-            .lock()
-            .unwrap()
-            .push((self.seq, Instant::now()));
-        self.out.send_replace(Arc::new(published));
-    }
-}
-
 /// A plain HTTP/1.1 request over TCP (no client library needed): status and body.
 pub async fn http(
     addr: SocketAddr,
@@ -296,6 +260,22 @@ pub async fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String) {
+    let (status, body) = request(addr, method, path, headers, body).await;
+    (status, String::from_utf8_lossy(&body).to_string())
+}
+
+/// A GET whose body is binary (a picture).
+pub async fn http_bytes(addr: SocketAddr, path: &str) -> (u16, Vec<u8>) {
+    request(addr, "GET", path, &[], "").await
+}
+
+async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<u8>) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -328,7 +308,7 @@ pub async fn http(
     {
         body = dechunk(&body);
     }
-    (status, String::from_utf8_lossy(&body).to_string())
+    (status, body)
 }
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
