@@ -136,7 +136,11 @@ async fn evidence_and_live_frames() {
     )
     .unwrap();
     use opencv::prelude::MatTraitConst;
-    assert_eq!((live.cols(), live.rows()), (320, 240), "the camera picture, as JPEG");
+    assert_eq!(
+        (live.cols(), live.rows()),
+        (320, 240),
+        "the camera picture, as JPEG"
+    );
 
     let hash = s.put_evidence(b"evidence picture");
     let (status, body) = http(s.addr, "GET", &format!("/evidence/{hash}"), &[], "").await;

@@ -383,13 +383,12 @@ async fn referee_console_and_display_in_a_browser() {
         "document.querySelector('.step[data-step=empty] .checks').textContent",
     )
     .await;
-    assert!(
-        checks
-            .as_str()
-            .unwrap()
-            .contains("✗ camera: no camera frame"),
-        "{checks}"
-    );
+    // The real checks on the camera's picture (a thrown, not an empty, mat at
+    // 320×240: light and focus pass, the mat is refused with what to fix).
+    let checks = checks.as_str().unwrap();
+    for part in ["✓ light:", "✓ focus:", "✗ mat:"] {
+        assert!(checks.contains(part), "{checks}");
+    }
     until(
         &c,
         "live view",

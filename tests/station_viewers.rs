@@ -21,7 +21,9 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
     let s = StandIn::start().await;
     let url = format!("ws://{}/api/ws", s.addr);
     let first_seq = s.hub.published.borrow().seq;
-    let last_seq = first_seq + CHANGES;
+    // The seq of the last change, once it is known (the station may publish
+    // changes of its own, such as its camera coming up, in between).
+    let last_seq = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
 
     // Connect everyone first; each reports when it has drawn its first state.
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(VIEWERS);
@@ -31,6 +33,7 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
             .await
             .expect("connect");
         let ready = ready_tx.clone();
+        let last_seq = last_seq.clone();
         viewers.push(tokio::spawn(async move {
             let (_sink, mut stream) = ws.split();
             let mut seen: Vec<(u64, Instant)> = Vec::new();
@@ -50,7 +53,7 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
                 if seen.last().is_none_or(|(s, _)| *s != seq) {
                     seen.push((seq, at));
                 }
-                if seq >= last_seq {
+                if seq >= last_seq.load(std::sync::atomic::Ordering::SeqCst) {
                     break;
                 }
             }
@@ -71,6 +74,10 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
             .expect("journaled");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    last_seq.store(
+        s.hub.published.borrow().seq,
+        std::sync::atomic::Ordering::SeqCst,
+    );
 
     let published: Vec<(u64, Instant)> = s.published_at.lock().unwrap().clone();
     let mut latencies = Vec::new();
@@ -88,7 +95,7 @@ async fn two_hundred_viewers_get_every_change_within_200_ms() {
         }
     }
     latencies.sort();
-    assert_eq!(latencies.len(), VIEWERS * CHANGES as usize);
+    assert!(latencies.len() >= VIEWERS * CHANGES as usize);
     let worst = *latencies.last().unwrap();
     let median = latencies[latencies.len() / 2];
     let p99 = latencies[latencies.len() * 99 / 100];

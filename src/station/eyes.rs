@@ -16,6 +16,7 @@ use opencv::core::{Mat, Vector};
 use opencv::prelude::*;
 use opencv::{imgcodecs, imgproc};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
@@ -129,13 +130,14 @@ struct Calibrating {
 /// How often the live picture is refreshed (ms of station time).
 const LIVE_EVERY_MS: Millis = 200;
 
-/// Run the vision task until the frame channel closes.
+/// Run the vision task until the frame channel closes or `stop` is set.
 pub fn run(
     mut setup: VisionSetup,
     frames: Receiver<Input>,
     asks: Receiver<Ask>,
     seen: Sender<Seen>,
     live: watch::Sender<Option<Arc<[u8]>>>,
+    stop: Arc<AtomicBool>,
 ) {
     let mut tracker = Tracker::new(settle::Config::default());
     let mut empty_small = setup
@@ -178,6 +180,9 @@ pub fn run(
                     let _ = reply.send(answer);
                 }
             }
+        }
+        if stop.load(Ordering::SeqCst) {
+            return;
         }
         let input = match frames.recv_timeout(Duration::from_millis(50)) {
             Ok(i) => i,

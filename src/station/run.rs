@@ -149,10 +149,14 @@ impl Station {
         let seen = seen_tx.clone();
         forward("truths", truth_rx, core_tx.clone(), CoreMsg::Truth)?;
         let setup = opts.vision;
+        let stopping: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let stop_vision = stopping.clone();
         threads.push(
             std::thread::Builder::new()
                 .name("vision".into())
-                .spawn(move || eyes::run(setup, frames_rx, asks_rx, seen_tx, live_tx))?,
+                .spawn(move || {
+                    eyes::run(setup, frames_rx, asks_rx, seen_tx, live_tx, stop_vision)
+                })?,
         );
         let mut core = Core {
             journal,
@@ -196,7 +200,7 @@ impl Station {
             seen,
             threads,
             frames: Some(frames_tx),
-            stopping: Arc::default(),
+            stopping,
             clock: opts.clock,
             asks: Some(asks_tx),
         })
@@ -220,40 +224,40 @@ impl Station {
         let stopping = self.stopping.clone();
         let _ = core_tx.send(CoreMsg::Seen(Seen::Status("camera ok")));
         eprintln!("yutstation: frames from {what}");
-        self.threads.push(
-            std::thread::Builder::new()
-                .name("capture".into())
-                .spawn(move || loop {
-                    if stopping.load(std::sync::atomic::Ordering::SeqCst) {
-                        return;
-                    }
-                    match source.next_frame() {
-                        Ok(Some(frame)) => {
-                            let input = Input::Frame(frame);
-                            if block {
-                                if frames.send(input).is_err() {
-                                    return;
-                                }
-                            } else {
-                                // A live camera never waits for the vision: a frame that
-                                // finds the vision busy is dropped, the next one is fresher.
-                                match frames.try_send(input) {
-                                    Ok(()) | Err(TrySendError::Full(_)) => {}
-                                    Err(TrySendError::Disconnected(_)) => return,
-                                }
+        // Not joined at stop: a device read may block; the thread ends at its next
+        // frame (it sees `stopping`) or with the process.
+        std::thread::Builder::new()
+            .name("capture".into())
+            .spawn(move || loop {
+                if stopping.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                match source.next_frame() {
+                    Ok(Some(frame)) => {
+                        let input = Input::Frame(frame);
+                        if block {
+                            if frames.send(input).is_err() {
+                                return;
+                            }
+                        } else {
+                            // A live camera never waits for the vision: a frame that
+                            // finds the vision busy is dropped, the next one is fresher.
+                            match frames.try_send(input) {
+                                Ok(()) | Err(TrySendError::Full(_)) => {}
+                                Err(TrySendError::Disconnected(_)) => return,
                             }
                         }
-                        Ok(None) => {
-                            let _ = frames.send(Input::End(None));
-                            return;
-                        }
-                        Err(e) => {
-                            let _ = frames.send(Input::End(Some(e.to_string())));
-                            return;
-                        }
                     }
-                })?,
-        );
+                    Ok(None) => {
+                        let _ = frames.send(Input::End(None));
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = frames.send(Input::End(Some(e.to_string())));
+                        return;
+                    }
+                }
+            })?;
         Ok(())
     }
 

@@ -92,9 +92,14 @@ impl CallView {
     }
 }
 
-/// The newest throw of a match, as a call.
+/// The call the display shows: the throw whose call (or, while it waits for the
+/// referee, whose landing) is the most recent, so an override of an earlier throw
+/// is shown as it happens.
 pub fn last_call(game: &MatchState) -> Option<CallView> {
-    game.throws().last().map(CallView::of)
+    game.throws()
+        .enumerate()
+        .max_by_key(|(i, t)| (t.call.map(|c| c.at_ms).unwrap_or(t.at_ms), *i))
+        .map(|(_, t)| CallView::of(t))
 }
 
 #[derive(Serialize)]

@@ -219,9 +219,14 @@ impl StandIn {
             let _ = task.await;
         }
         if let Some(st) = self.station.take() {
-            tokio::task::spawn_blocking(move || st.stop()).await.unwrap();
+            tokio::task::spawn_blocking(move || st.stop())
+                .await
+                .unwrap();
         }
-        (std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()), self.addr)
+        (
+            std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()),
+            self.addr,
+        )
     }
 
     /// Start again on a stopped station's data directory and address.
