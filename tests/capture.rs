@@ -57,3 +57,26 @@ fn a_missing_source_says_what_to_do() {
         Ok(_) => eprintln!("a camera 57 exists here; nothing to check"),
     }
 }
+
+#[test]
+fn a_folder_of_frames_or_a_camera_number_opens_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3 {
+        let f = Mat::new_rows_cols_with_default(40, 60, CV_8UC3, Scalar::all(i as f64)).unwrap();
+        let path = dir.path().join(format!("{i:05}.png"));
+        opencv::imgcodecs::imwrite(&path.to_string_lossy(), &f, &opencv::core::Vector::new())
+            .unwrap();
+    }
+    let clock = Clock::virtual_now();
+    let t0 = clock.now();
+    let mut src = yutstation::capture::open(dir.path().to_str().unwrap(), 25, clock).unwrap();
+    let mut stamps = Vec::new();
+    while let Some(f) = src.next_frame().unwrap() {
+        stamps.push(f.at_ms - t0);
+    }
+    assert_eq!(stamps, vec![0, 40, 80]);
+    match yutstation::capture::open("camera:57", 25, Clock::Wall) {
+        Err(e) => assert!(e.to_string().starts_with("camera 57"), "{e}"),
+        Ok(s) => eprintln!("{} exists here", s.describe()),
+    }
+}

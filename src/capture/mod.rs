@@ -173,3 +173,81 @@ impl FrameSource for VideoSource {
         }
     }
 }
+
+/// A folder of still frames (PNG or JPEG, in name order) played at `fps`: what
+/// `yutstation simulate --sequence` writes, or frames exported from a camera.
+pub struct FolderSource {
+    frames: std::vec::IntoIter<PathBuf>,
+    folder: PathBuf,
+    clock: Clock,
+    start_ms: Millis,
+    index: u64,
+    fps: u64,
+}
+
+impl FolderSource {
+    pub fn new(folder: &Path, fps: u64, clock: Clock) -> std::io::Result<FolderSource> {
+        let mut frames: Vec<PathBuf> = std::fs::read_dir(folder)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                matches!(
+                    p.extension()
+                        .and_then(|e| e.to_str())
+                        .map(|e| e.to_ascii_lowercase())
+                        .as_deref(),
+                    Some("png" | "jpg" | "jpeg")
+                )
+            })
+            .collect();
+        frames.sort();
+        Ok(FolderSource {
+            frames: frames.into_iter(),
+            folder: folder.to_path_buf(),
+            start_ms: clock.now(),
+            clock,
+            index: 0,
+            fps: fps.max(1),
+        })
+    }
+}
+
+impl FrameSource for FolderSource {
+    fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        let Some(path) = self.frames.next() else {
+            return Ok(None);
+        };
+        let image =
+            opencv::imgcodecs::imread(&path.to_string_lossy(), opencv::imgcodecs::IMREAD_COLOR)?;
+        let at_ms = self.start_ms + self.index * 1000 / self.fps;
+        self.index += 1;
+        self.clock.advance_to(at_ms);
+        Ok(Some(Frame { image, at_ms }))
+    }
+
+    fn describe(&self) -> String {
+        format!("frames in {}", self.folder.display())
+    }
+}
+
+/// Open what a person names as a source: a folder of frames, a video file, or a
+/// camera (`camera:N`, or just `N`). Folders and files run on `clock` as given;
+/// cameras always stamp the wall clock.
+pub fn open(source: &str, fps: u64, clock: Clock) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let camera = source
+        .strip_prefix("camera:")
+        .unwrap_or(source)
+        .parse::<i32>()
+        .ok();
+    let path = Path::new(source);
+    if path.is_dir() {
+        return FolderSource::new(path, fps, clock)
+            .map(|s| Box::new(s) as Box<dyn FrameSource>)
+            .map_err(|_| CaptureError::VideoUnavailable {
+                path: path.to_path_buf(),
+            });
+    }
+    match camera {
+        Some(index) if !path.exists() => Ok(Box::new(VideoSource::camera(index, Clock::Wall)?)),
+        _ => Ok(Box::new(VideoSource::video(path, clock)?)),
+    }
+}

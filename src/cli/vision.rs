@@ -6,12 +6,13 @@ use crate::cli::InputError;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use opencv::core::{Mat, Point, Scalar, Vector};
+use opencv::core::{Mat, Vector};
+use opencv::imgcodecs;
 use opencv::prelude::*;
-use opencv::{imgcodecs, imgproc};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use yutstation::capture::Clock;
 use yutstation::rules::yut::ThrowResult;
 use yutstation::sim::{self, Look, TruthFace, TruthPlacement, HELD_OUT_LOOK_BASE};
 use yutstation::vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
@@ -97,10 +98,9 @@ pub struct DetectArgs {
 pub struct WatchArgs {
     #[arg(long)]
     profile: PathBuf,
-    /// A folder of frames (sorted by name). Video files and live cameras are not
-    /// supported in this build.
-    source: PathBuf,
-    /// Frame rate of the folder's frames.
+    /// A folder of frames (sorted by name), a video file, or a camera (`camera:0`).
+    source: String,
+    /// Frame rate of a folder's frames (video files carry their own).
     #[arg(long, default_value_t = 30)]
     fps: u64,
     #[arg(long, default_value = DEFAULT_MODEL)]
@@ -451,106 +451,29 @@ fn run_detect(a: DetectArgs) -> Result<()> {
 
 /// The evidence picture: mat outline, each stick's box and reading, the call.
 fn annotate(img: &Mat, cal: &Calibration, v: &Verdict) -> Result<Mat> {
-    let mut out = img.try_clone()?;
-    let outline = yutstation::vision::calibrate::outline_points(cal);
-    let mut polys = Vector::<Vector<Point>>::new();
-    polys.push(outline);
-    imgproc::polylines(
-        &mut out,
-        &polys,
-        true,
-        Scalar::new(255.0, 255.0, 0.0, 0.0),
-        2,
-        imgproc::LINE_AA,
-        0,
-    )?;
-    for s in &v.sticks {
-        let colour = match s.face {
-            vision::Face::Front => Scalar::new(0.0, 220.0, 0.0, 0.0),
-            vision::Face::Back => Scalar::new(255.0, 80.0, 0.0, 0.0),
-            vision::Face::Unsure => Scalar::new(0.0, 0.0, 255.0, 0.0),
-        };
-        let label = format!(
-            "{}{} {:.2}{}",
-            match s.face {
-                vision::Face::Front => "F",
-                vision::Face::Back => "B",
-                vision::Face::Unsure => "?",
-            },
-            if s.marked { "*" } else { "" },
-            s.confidence,
-            match s.placement {
-                vision::Placement::OnMat => "",
-                vision::Placement::OnLine => " line",
-                vision::Placement::OffMat => " off",
-            }
-        );
-        let c = Point::new(s.center_px[0] as i32, s.center_px[1] as i32);
-        imgproc::circle(&mut out, c, 4, colour, -1, imgproc::LINE_AA, 0)?;
-        let th = s.angle_deg.to_radians();
-        let d = Point::new((th.cos() * 40.0) as i32, (-th.sin() * 40.0) as i32);
-        imgproc::line(&mut out, c - d, c + d, colour, 2, imgproc::LINE_AA, 0)?;
-        imgproc::put_text(
-            &mut out,
-            &label,
-            c + Point::new(8, -8),
-            imgproc::FONT_HERSHEY_SIMPLEX,
-            0.6,
-            colour,
-            2,
-            imgproc::LINE_AA,
-            false,
-        )?;
-    }
-    let head = format!(
-        "{} (best guess {}, {:.2})",
-        result_id(v),
-        v.best_guess,
-        v.confidence
-    );
-    imgproc::put_text(
-        &mut out,
-        &head,
-        Point::new(20, 40),
-        imgproc::FONT_HERSHEY_SIMPLEX,
-        1.1,
-        Scalar::new(0.0, 255.0, 255.0, 0.0),
-        2,
-        imgproc::LINE_AA,
-        false,
-    )?;
-    Ok(out)
+    Ok(yutstation::station::overlay::annotate(
+        img,
+        Some(cal),
+        Some(v),
+    )?)
 }
 
 fn run_watch(a: WatchArgs) -> Result<()> {
     let det = detector(&a.profile, &a.model)?;
-    if !a.source.is_dir() {
-        return Err(InputError(format!(
-            "{}: watch reads a folder of frames in this build (video files and cameras are not supported yet)",
-            a.source.display()
-        ))
-        .into());
-    }
-    let mut frames: Vec<PathBuf> = std::fs::read_dir(&a.source)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            matches!(
-                p.extension()
-                    .and_then(|e| e.to_str())
-                    .map(|e| e.to_ascii_lowercase())
-                    .as_deref(),
-                Some("png" | "jpg" | "jpeg")
-            )
-        })
-        .collect();
-    frames.sort();
+    // Files run on a virtual clock (as fast as they decode, with their own timing);
+    // a camera runs on the wall clock.
+    let mut source = yutstation::capture::open(&a.source, a.fps, Clock::virtual_now())
+        .map_err(|e| InputError(e.to_string()))?;
     let empty_small = settle::small_grey(&det.empty)?;
     let mut tracker = Tracker::new(settle::Config::default());
     let mut prev: Option<settle::Small> = None;
-    let dt = 1000 / a.fps.max(1);
-    for (i, path) in frames.iter().enumerate() {
-        let t_ms = i as u64 * dt;
-        let img = read_image(path)?;
+    let mut t0 = None;
+    let mut index = 0usize;
+    while let Some(frame) = source.next_frame().map_err(|e| InputError(e.to_string()))? {
+        let t_ms = frame.at_ms - *t0.get_or_insert(frame.at_ms);
+        let img = frame.image;
+        let name = format!("{} #{index}", source.describe());
+        index += 1;
         let small = settle::small_grey(&img)?;
         let stats = settle::frame_stats(t_ms, &small, prev.as_ref(), &empty_small)?;
         prev = Some(small);
@@ -571,7 +494,7 @@ fn run_watch(a: WatchArgs) -> Result<()> {
                 if a.json {
                     println!(
                         "{}",
-                        serde_json::json!({"frame": path.display().to_string(), "t_ms": t_ms, "result": result_id(&v),
+                        serde_json::json!({"frame": name, "t_ms": t_ms, "result": result_id(&v),
                             "best_guess": v.best_guess, "confidence": v.confidence, "reasons": v.reasons,
                             "latency_ms": latency, "sticks": v.sticks})
                     );
@@ -612,26 +535,8 @@ struct SimStation {
 }
 
 fn sim_station(look: Look, classifier: Classifier) -> Result<SimStation, String> {
-    let empty_scene = sim::Scene {
-        sticks: vec![],
-        hand: None,
-        noise_seed: look.seed ^ 0xe,
-    };
-    let empty = to_mat(&sim::render(&look, &empty_scene)).map_err(|e| e.to_string())?;
-    let spec: MatSpec = look.mat_arg().parse()?;
-    let cal = calibrate(&empty, spec).map_err(|e| format!("calibrate: {e}"))?;
-    let teach = |w: &str| {
-        to_mat(&sim::render(&look, &sim::teach_scene(&look, w))).map_err(|e| e.to_string())
-    };
-    let taught = vision::teach(
-        &cal,
-        &empty,
-        &teach("front")?,
-        &teach("back")?,
-        &teach("marked")?,
-    )
-    .map_err(|e| format!("teach: {e}"))?;
-    let det = Detector::new(cal, taught, empty, classifier).map_err(|e| e.to_string())?;
+    let det = yutstation::station::sim_camera::simulated_detector(&look, classifier)
+        .map_err(|e| format!("{e:#}"))?;
     Ok(SimStation { look, det })
 }
 
