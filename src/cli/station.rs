@@ -72,10 +72,11 @@ pub struct DemoArgs {
     pub pin: String,
     #[arg(long, default_value = DEFAULT_MODEL)]
     pub model: PathBuf,
-    /// Rendered frame size (width x height).
-    #[arg(long, default_value_t = 960)]
+    /// Rendered frame size (width x height). The appearance model was trained and
+    /// measured at 1280x720; smaller frames refer more throws to the referee.
+    #[arg(long, default_value_t = 1280)]
     pub width: u32,
-    #[arg(long, default_value_t = 540)]
+    #[arg(long, default_value_t = 720)]
     pub height: u32,
 }
 
