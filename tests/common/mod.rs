@@ -186,6 +186,19 @@ impl StandIn {
             picture: picture.clone(),
         };
         station.attach_source(Box::new(pictures)).unwrap();
+        // Settle before the test begins: the station publishes its camera coming up.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let state: Value = serde_json::from_str(&hub.published.borrow().state_json).unwrap();
+            if state["station"]["camera"] == "ok" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the station's camera never came up"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         StandIn {
             addr,
             hub,
