@@ -2,20 +2,15 @@
 //! directory: the same game resumes, every acknowledged action is there, and the
 //! clocks read on (they include the time the station was down: ADR 0050).
 
+mod process;
+
+use process::{free_addr, http, wait_listening};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PIN: &str = "2468";
-
-fn free_port() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
 
 fn start(data: &std::path::Path, addr: SocketAddr) -> Child {
     let child = Command::new(env!("CARGO_BIN_EXE_yutstation"))
@@ -27,46 +22,8 @@ fn start(data: &std::path::Path, addr: SocketAddr) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while TcpStream::connect(addr).is_err() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the station did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_listening(addr);
     child
-}
-
-/// One HTTP/1.1 request; the status and the JSON body.
-fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &Value,
-) -> (u16, Value) {
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let status = text[9..12].parse().unwrap();
-    let (_, rest) = text.split_once("\r\n\r\n").unwrap();
-    (status, serde_json::from_str(rest).unwrap_or(Value::Null))
 }
 
 fn command(addr: SocketAddr, token: &str, command: Value) -> Value {
@@ -100,7 +57,7 @@ fn login(addr: SocketAddr) -> String {
 #[test]
 fn a_station_killed_mid_game_resumes_the_same_game_with_its_clocks() {
     let dir = tempfile::tempdir().unwrap();
-    let addr = free_port();
+    let addr = free_addr();
     let mut station = start(dir.path(), addr);
     let token = login(addr);
     command(addr, &token, json!({"kind": "new_game"}));

@@ -3,13 +3,15 @@
 //! rendered frames) at its own frame rate, and the throw in it is judged and
 //! journaled with its evidence, as a camera's would be.
 
+mod process;
+
 use opencv::core::Size;
 use opencv::imgcodecs;
 use opencv::prelude::*;
 use opencv::videoio::{VideoWriter, VideoWriterTrait};
+use process::{free_addr, http, wait_listening};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,33 +26,6 @@ fn yutstation(args: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Value,
-) -> (u16, Value) {
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let (_, rest) = text.split_once("\r\n\r\n").unwrap();
-    (
-        text[9..12].parse().unwrap(),
-        serde_json::from_str(rest).unwrap_or(Value::Null),
-    )
 }
 
 /// The rendered frames as a 10 fps MJPG AVI, after `lead` frames of the empty mat
@@ -136,10 +111,7 @@ fn a_video_file_is_judged_like_a_camera() {
     ]);
     let video = write_video(d, 40);
 
-    let addr: SocketAddr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let addr: SocketAddr = free_addr();
     let mut station = Command::new(env!("CARGO_BIN_EXE_yutstation"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
@@ -159,17 +131,14 @@ fn a_video_file_is_judged_like_a_camera() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    wait_listening(addr);
     let t = Instant::now();
-    while TcpStream::connect(addr).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(20));
-    }
     let (_, login) = http(
         addr,
         "POST",
         "/api/login",
         None,
-        json!({"pin": "1357", "who": "심판"}),
+        &json!({"pin": "1357", "who": "심판"}),
     );
     let token = login["token"].as_str().unwrap().to_string();
     for c in [json!({"kind": "new_game"}), json!({"kind": "start"})] {
@@ -178,13 +147,13 @@ fn a_video_file_is_judged_like_a_camera() {
             "POST",
             "/api/command",
             Some(&token),
-            json!({ "command": c }),
+            &json!({ "command": c }),
         );
         assert_eq!(status, 200, "{body}");
     }
     // The throw comes 4 s into the video; wait for its call.
     let state = loop {
-        let (_, s) = http(addr, "GET", "/api/state", None, Value::Null);
+        let (_, s) = http(addr, "GET", "/api/state", None, &Value::Null);
         if s["last_call"].is_object() || t.elapsed() > Duration::from_secs(60) {
             break s;
         }
