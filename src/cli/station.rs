@@ -162,14 +162,11 @@ fn demo_look(
 }
 
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
-    let data = match &a.data {
-        Some(d) => d.clone(),
-        None => {
-            let d = std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()));
-            std::fs::create_dir_all(&d)?;
-            d
-        }
-    };
+    let data = a.data.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&data)
+        .with_context(|| format!("cannot create the data directory {}", data.display()))?;
     let clock = if a.headless {
         Clock::virtual_now()
     } else {
@@ -181,13 +178,16 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
     let sensor_sim = if a.headless {
         None
     } else {
-        Some(yut_height_sim::spawn(
-            yut_height_sim::SimOptions {
-                link: Some(data.join("height-sensor")),
-                ..Default::default()
-            },
-            vec![],
-        )?)
+        Some(
+            yut_height_sim::spawn(
+                yut_height_sim::SimOptions {
+                    link: Some(data.join("height-sensor")),
+                    ..Default::default()
+                },
+                vec![],
+            )
+            .context("cannot start the simulated height sensor")?,
+        )
     };
     let sensor = sensor_sim.as_ref().map(|sim| {
         yutstation::sensor::SensorLink::spawn(
