@@ -9,10 +9,11 @@ use yutstation::journal::{Entry, Journal};
 use yutstation::referee::Action;
 use yutstation::sim::{Look, HELD_OUT_LOOK_BASE};
 use yutstation::station::core::default_setup;
-use yutstation::station::eyes::{load_classifier, VisionSetup};
+use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station};
 use yutstation::station::sim_camera::{simulated_detector, SimCamera};
 use yutstation::station::Command;
+use yutstation::vision::files::load_classifier;
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
 

@@ -12,9 +12,10 @@ use std::time::Duration;
 use yutstation::capture::{Clock, FrameSource, VideoSource};
 use yutstation::sim::{Look, HELD_OUT_LOOK_BASE};
 use yutstation::station::core::default_setup;
-use yutstation::station::eyes::{load_classifier, load_detector, VisionSetup};
+use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station, Tally};
 use yutstation::station::sim_camera::{simulated_detector, SimCamera};
+use yutstation::vision::files::{load_classifier, load_detector};
 
 /// The appearance model shipped in the repository.
 const DEFAULT_MODEL: &str = "models/stick-appearance.yml";

@@ -17,8 +17,9 @@ use yutstation::rules::yut::ThrowResult;
 use yutstation::sim::{self, Look, TruthFace, TruthPlacement, HELD_OUT_LOOK_BASE};
 use yutstation::vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
 use yutstation::vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
+use yutstation::vision::files;
 use yutstation::vision::geometry::{Homography, Lens, MatMap};
-use yutstation::vision::profile::{Profile, PROFILE_VERSION};
+use yutstation::vision::profile::Profile;
 use yutstation::vision::settle::{self, Event, Tracker};
 use yutstation::vision::{self, Detector, Verdict};
 
@@ -208,55 +209,16 @@ fn write_image(path: &Path, m: &Mat) -> Result<()> {
     Ok(())
 }
 
-fn empty_path(profile: &Path) -> PathBuf {
-    let stem = profile
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "profile".into());
-    profile.with_file_name(format!("{stem}.empty.png"))
-}
-
 fn load_profile(path: &Path) -> Result<(Profile, Mat)> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        InputError(format!(
-            "cannot read profile {}: {e} (run calibrate first)",
-            path.display()
-        ))
-    })?;
-    let profile =
-        Profile::from_toml(&text).map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-    let empty = read_image(&path.with_file_name(&profile.empty_image))?;
-    Ok((profile, empty))
+    Ok(files::load_profile(path).map_err(|e| InputError(e.to_string()))?)
 }
 
 fn load_classifier(model: &Path) -> Result<Classifier> {
-    if !model.exists() {
-        eprintln!(
-            "yutstation: no appearance model at {}: using the taught-faces rule (less accurate; run from the repository root or pass --model)",
-            model.display()
-        );
-        return Ok(Classifier::Taught);
-    }
-    Classifier::load(&model.to_string_lossy()).map_err(|e| {
-        InputError(format!(
-            "appearance model {}: {}",
-            model.display(),
-            e.message
-        ))
-        .into()
-    })
+    Ok(files::load_classifier(model).map_err(|e| InputError(e.to_string()))?)
 }
 
 fn detector(profile: &Path, model: &Path) -> Result<Detector> {
-    let (p, empty) = load_profile(profile)?;
-    let taught = p.sticks.ok_or_else(|| {
-        InputError(format!(
-            "profile {} has no stick set: run teach first",
-            profile.display()
-        ))
-    })?;
-    let classifier = load_classifier(model)?;
-    Ok(Detector::new(p.calibration, taught, empty, classifier)?)
+    Ok(files::load_detector(profile, model).map_err(|e| InputError(e.to_string()))?)
 }
 
 fn parse_corners(s: &str, spec: &MatSpec, w: u32, h: u32) -> Result<Calibration> {
@@ -329,19 +291,8 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
             calibrate(&img, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?
         }
     };
-    let empty = empty_path(&a.out);
-    write_image(&empty, &img)?;
-    let profile = Profile {
-        version: PROFILE_VERSION,
-        empty_image: empty
-            .file_name()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default(),
-        calibration: cal,
-        sticks: None,
-    };
-    std::fs::write(&a.out, profile.to_toml())
-        .with_context(|| format!("writing {}", a.out.display()))?;
+    let profile =
+        files::save_profile(&a.out, cal, None, &img).map_err(|e| InputError(e.to_string()))?;
     let c = profile.calibration;
     println!(
         "calibrated: {} mat, {:.1} px/cm at the centre, lens k {:.3}; profile {}",

@@ -8,14 +8,12 @@ use super::overlay;
 use crate::capture::Frame;
 use crate::referee::Millis;
 use crate::vision::calibrate::{calibrate, Calibration, MatSpec};
-use crate::vision::classify::Classifier;
-use crate::vision::profile::{Profile, PROFILE_VERSION};
+use crate::vision::files;
 use crate::vision::settle::{self, Event, Tracker};
 use crate::vision::{self, Detector, Verdict};
 use opencv::core::{Mat, Vector};
-use opencv::prelude::*;
-use opencv::{imgcodecs, imgproc};
-use std::path::{Path, PathBuf};
+use opencv::imgproc;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -66,55 +64,6 @@ pub struct VisionSetup {
     /// Where calibration saves the profile (and its empty-mat picture beside it).
     pub profile_path: Option<PathBuf>,
     pub model_path: PathBuf,
-}
-
-/// Load a detector from a profile file and the appearance model. Errors are one
-/// line a person can act on.
-pub fn load_detector(profile: &Path, model: &Path) -> anyhow::Result<Detector> {
-    let text = std::fs::read_to_string(profile).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot read profile {}: {e} (calibrate the mat first: /calibrate or `yutstation calibrate`)",
-            profile.display()
-        )
-    })?;
-    let p = Profile::from_toml(&text).map_err(|e| anyhow::anyhow!("{}: {e}", profile.display()))?;
-    let empty_path = profile.with_file_name(&p.empty_image);
-    let empty = imgcodecs::imread(&empty_path.to_string_lossy(), imgcodecs::IMREAD_COLOR)?;
-    anyhow::ensure!(
-        !empty.empty(),
-        "profile {}: its empty-mat picture {} cannot be read (calibrate again)",
-        profile.display(),
-        empty_path.display()
-    );
-    let taught = p.sticks.ok_or_else(|| {
-        anyhow::anyhow!(
-            "profile {} has no stick set: teach the sticks first (/calibrate or `yutstation teach`)",
-            profile.display()
-        )
-    })?;
-    Ok(Detector::new(
-        p.calibration,
-        taught,
-        empty,
-        load_classifier(model)?,
-    )?)
-}
-
-/// The appearance model, or the taught-faces rule when the file is missing.
-pub fn load_classifier(model: &Path) -> anyhow::Result<Classifier> {
-    if !model.exists() {
-        tracing_line(&format!(
-            "no appearance model at {}: judging with the taught-faces rule (less accurate)",
-            model.display()
-        ));
-        return Ok(Classifier::Taught);
-    }
-    Classifier::load(&model.to_string_lossy())
-        .map_err(|e| anyhow::anyhow!("appearance model {}: {}", model.display(), e.message))
-}
-
-fn tracing_line(s: &str) {
-    eprintln!("yutstation: {s}");
 }
 
 /// Calibration in progress: the pictures captured so far.
@@ -244,7 +193,7 @@ pub fn run(
                     let _ = seen.send(s);
                 }
                 Ok(None) => {}
-                Err(e) => tracing_line(&format!("vision: frame at {t} ms skipped: {e}")),
+                Err(e) => eprintln!("yutstation: vision: frame at {t} ms skipped: {e}"),
             }
         }
         if last_live.is_none_or(|l| t >= l + LIVE_EVERY_MS) {
@@ -394,46 +343,15 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Ok(t) => t,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
-    let classifier = match load_classifier(&setup.model_path) {
+    let classifier = match files::load_classifier(&setup.model_path) {
         Ok(c) => c,
         Err(e) => return reply(false, e.to_string(), checks),
     };
     let mut message = String::from("profile taught");
     if let Some(path) = &setup.profile_path {
-        let empty_name = format!(
-            "{}.empty.png",
-            path.file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_else(|| "profile".into())
-        );
-        let profile = Profile {
-            version: PROFILE_VERSION,
-            empty_image: empty_name.clone(),
-            calibration: c.clone(),
-            sticks: Some(taught.clone()),
-        };
-        let written = imgcodecs::imwrite(
-            &path.with_file_name(&empty_name).to_string_lossy(),
-            empty,
-            &Vector::new(),
-        )
-        .map_err(|e| e.to_string())
-        .and_then(|ok| {
-            if ok {
-                std::fs::write(path, profile.to_toml()).map_err(|e| e.to_string())
-            } else {
-                Err("the empty-mat picture could not be written".into())
-            }
-        });
-        match written {
-            Ok(()) => message = format!("profile saved to {}", path.display()),
-            Err(e) => {
-                return reply(
-                    false,
-                    format!("cannot save the profile to {}: {e}", path.display()),
-                    checks,
-                )
-            }
+        match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
+            Ok(_) => message = format!("profile saved to {}", path.display()),
+            Err(e) => return reply(false, e.to_string(), checks),
         }
     }
     match Detector::new(c.clone(), taught, empty.clone(), classifier) {

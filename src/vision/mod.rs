@@ -13,6 +13,7 @@
 pub mod calibrate;
 pub mod classify;
 pub mod features;
+pub mod files;
 pub mod geometry;
 pub mod profile;
 pub mod settle;

@@ -1,0 +1,124 @@
+//! Profiles and the appearance model on disk: the one place the vision reads and
+//! writes files (the command line and the station's calibration both use it). A
+//! profile is a TOML file with its empty-mat picture beside it (`NAME.empty.png`).
+
+use super::calibrate::Calibration;
+use super::classify::Classifier;
+use super::profile::{Profile, Taught, PROFILE_VERSION};
+use super::Detector;
+use opencv::core::{Mat, Vector};
+use opencv::imgcodecs;
+use opencv::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Why a profile or model cannot be used. One line a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read profile {path}: {source} (calibrate the mat first: /calibrate or `yutstation calibrate`)")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {detail}")]
+    Malformed { path: PathBuf, detail: String },
+    #[error("profile {profile}: its empty-mat picture {image} cannot be read (calibrate again)")]
+    NoEmptyPicture { profile: PathBuf, image: PathBuf },
+    #[error(
+        "profile {0} has no stick set: teach the sticks first (/calibrate or `yutstation teach`)"
+    )]
+    Untaught(PathBuf),
+    #[error("appearance model {path}: {detail}")]
+    Model { path: PathBuf, detail: String },
+    #[error("cannot write {path}: {detail}")]
+    Write { path: PathBuf, detail: String },
+    #[error("OpenCV: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+/// Where a profile's empty-mat picture lives.
+pub fn empty_image_path(profile: &Path) -> PathBuf {
+    let stem = profile
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "profile".into());
+    profile.with_file_name(format!("{stem}.empty.png"))
+}
+
+/// Read a profile and its empty-mat picture.
+pub fn load_profile(path: &Path) -> Result<(Profile, Mat), FileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FileError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let profile = Profile::from_toml(&text).map_err(|detail| FileError::Malformed {
+        path: path.to_path_buf(),
+        detail,
+    })?;
+    let image = path.with_file_name(&profile.empty_image);
+    let empty = imgcodecs::imread(&image.to_string_lossy(), imgcodecs::IMREAD_COLOR)?;
+    if empty.empty() {
+        return Err(FileError::NoEmptyPicture {
+            profile: path.to_path_buf(),
+            image,
+        });
+    }
+    Ok((profile, empty))
+}
+
+/// Write a new profile and its empty-mat picture beside it.
+pub fn save_profile(
+    path: &Path,
+    calibration: Calibration,
+    sticks: Option<Taught>,
+    empty: &Mat,
+) -> Result<Profile, FileError> {
+    let image = empty_image_path(path);
+    let write_err = |path: &Path, detail: String| FileError::Write {
+        path: path.to_path_buf(),
+        detail,
+    };
+    if !imgcodecs::imwrite(&image.to_string_lossy(), empty, &Vector::new())? {
+        return Err(write_err(&image, "the picture could not be written".into()));
+    }
+    let profile = Profile {
+        version: PROFILE_VERSION,
+        empty_image: image
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        calibration,
+        sticks,
+    };
+    std::fs::write(path, profile.to_toml()).map_err(|e| write_err(path, e.to_string()))?;
+    Ok(profile)
+}
+
+/// The appearance model, or the taught-faces rule (with a warning) when the file
+/// is missing.
+pub fn load_classifier(model: &Path) -> Result<Classifier, FileError> {
+    if !model.exists() {
+        eprintln!(
+            "yutstation: no appearance model at {}: judging with the taught-faces rule (less accurate; run from the repository root or pass --model)",
+            model.display()
+        );
+        return Ok(Classifier::Taught);
+    }
+    Classifier::load(&model.to_string_lossy()).map_err(|e| FileError::Model {
+        path: model.to_path_buf(),
+        detail: e.message,
+    })
+}
+
+/// A detector from a taught profile and the appearance model.
+pub fn load_detector(profile: &Path, model: &Path) -> Result<Detector, FileError> {
+    let (p, empty) = load_profile(profile)?;
+    let taught = p
+        .sticks
+        .ok_or_else(|| FileError::Untaught(profile.to_path_buf()))?;
+    Ok(Detector::new(
+        p.calibration,
+        taught,
+        empty,
+        load_classifier(model)?,
+    )?)
+}
