@@ -80,6 +80,14 @@ pub enum CommandError {
     ManualNeedsReason,
 }
 
+/// A match event at `at`, entered by `by`, with why (an empty note is none).
+pub fn signed(at: Millis, by: &str, action: Action, note: String) -> Entry {
+    let mut e = MatchEvent::new(at, action);
+    e.by = Some(by.to_string());
+    e.note = (!note.is_empty()).then_some(note);
+    Entry::Event(e)
+}
+
 /// The journal entry for `command` at `now`, signed by `by`. `default_setup` is used
 /// by a `new_game` without a setup. The rules check the entry when it is appended.
 pub fn to_entry(
@@ -89,12 +97,7 @@ pub fn to_entry(
     by: &str,
     now: Millis,
 ) -> Result<Entry, CommandError> {
-    let event = |action: Action, note: String| {
-        let mut e = MatchEvent::new(now, action);
-        e.by = Some(by.to_string());
-        e.note = (!note.is_empty()).then_some(note);
-        Entry::Event(e)
-    };
+    let event = |action: Action, note: String| signed(now, by, action, note);
     let game = || current.ok_or(CommandError::NoGame);
     Ok(match command {
         Command::NewGame { setup } => Entry::NewGame {

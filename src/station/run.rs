@@ -10,7 +10,7 @@
 //! durably, then published. It holds no rules of its own; it asks `journal`,
 //! `referee` and [`super::core`].
 
-use super::command::{self, Command};
+use super::command::{self, signed, Command};
 use super::core::{self as decide, throw_gate, ThrowGate};
 use super::eyes::{self, Ask, Input, Seen, VisionSetup};
 use super::hub::{Hub, Published, Request};
@@ -531,7 +531,7 @@ impl Core {
             Some(m) if !m.started() => p
                 .cfg
                 .run_games
-                .then(|| event(now, &by, Action::Start, None)),
+                .then(|| signed(now, &by, Action::Start, String::new())),
             Some(m) if m.timeout_running(now).is_some() => None,
             Some(m) => {
                 if m.awaiting_call().is_some() {
@@ -541,11 +541,11 @@ impl Core {
                         .filter(|t| t.game == station.game_number())
                         .map(|t| t.truth.result);
                     decide::stand_in_call(m, truth).map(|(throw, result)| {
-                        event(
+                        signed(
                             now,
                             &by,
                             Action::Call { throw, result },
-                            Some("demo stand-in referee: the rendered truth".into()),
+                            "demo stand-in referee: the rendered truth".into(),
                         )
                     })
                 } else if m.game().phase() == Phase::Throw {
@@ -556,21 +556,18 @@ impl Core {
                         .filter(|t| now >= t.at_ms + MISSED_AFTER_MS)
                         .map(|t| t.truth.result);
                     missed.map(|result| {
-                        event(
+                        signed(
                             now,
                             &by,
                             Action::Throw {
                                 verdict: crate::referee::Verdict::entered(result),
                             },
-                            Some(
-                                "the camera made no call: entered by the demo stand-in referee"
-                                    .into(),
-                            ),
+                            "the camera made no call: entered by the demo stand-in referee".into(),
                         )
                     })
                 } else {
                     decide::auto_move(m.game(), &mut p.rng)
-                        .map(|mv| event(now, &by, Action::Move(mv), None))
+                        .map(|mv| signed(now, &by, Action::Move(mv), String::new()))
                 }
             }
         };
@@ -687,13 +684,6 @@ fn forward<T: Send + 'static>(
             }
         })?;
     Ok(())
-}
-
-fn event(at: Millis, by: &str, action: Action, note: Option<String>) -> Entry {
-    let mut e = MatchEvent::new(at, action);
-    e.by = Some(by.to_string());
-    e.note = note;
-    Entry::Event(e)
 }
 
 fn print_call(station: &crate::journal::Station, c: &view::CallView) {
