@@ -225,10 +225,11 @@ fn check_height(team: &str, p: &Player, stance: Stance) -> Result<(), SetupError
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    pub fn team(name: &str) -> TeamSetup {
+    /// A full roster for team `name` (also used by the match machine's tests).
+    pub(crate) fn team(name: &str) -> TeamSetup {
         TeamSetup {
             name: name.into(),
             throwers: vec![

@@ -1,21 +1,10 @@
 //! Unit and property tests of the match machine, run against the real rules engine.
 
+use super::setup::tests::team;
 use super::yut::{legal_moves, Phase, ThrowResult, ThrowerRotation};
 use super::*;
 use proptest::prelude::*;
 use ThrowResult::*;
-
-fn team(name: &str) -> TeamSetup {
-    TeamSetup {
-        name: name.into(),
-        throwers: vec![
-            Player::thrower(&format!("{name}1"), Posture::Seated, 80),
-            Player::thrower(&format!("{name}2"), Posture::Standing, 95),
-            Player::thrower(&format!("{name}3"), Posture::Seated, 82),
-        ],
-        placer: Player::placer(&format!("{name}-coach")),
-    }
-}
 
 fn setup(rotation: ThrowerRotation) -> MatchSetup {
     let mut s = MatchSetup::new([team("청"), team("홍")]);
