@@ -258,3 +258,31 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
         );
     }
 }
+
+#[test]
+fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
+    let look = &looks()[0];
+    let empty = empty_of(look);
+    let cal = calibrate(&empty, spec(look)).unwrap();
+    let teach = |w: &str| {
+        sim::render(look, &sim::teach_scene(look, w))
+            .to_bgr_mat()
+            .unwrap()
+    };
+    let set = vision::teach_measure(
+        &cal,
+        &empty,
+        &teach("front"),
+        &teach("back"),
+        &teach("marked"),
+    )
+    .unwrap();
+    let taught = set.learn().unwrap();
+    let worst = vision::readability(&model(), &taught, &set).unwrap();
+    assert!(
+        worst > 0.5 && worst <= 1.0,
+        "taught faces read at {worst} at worst"
+    );
+    assert!(vision::readability_note(0.55).is_some());
+    assert!(vision::readability_note(0.95).is_none());
+}

@@ -4,6 +4,7 @@
 pub mod game;
 pub mod gostop;
 pub mod journal;
+pub mod lab;
 pub mod random_game;
 pub mod station;
 pub mod vision;

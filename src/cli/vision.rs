@@ -2,7 +2,7 @@
 //! A thin shell: it reads and writes files, keeps time, and calls `vision` and
 //! `sim`, where every algorithm lives.
 
-use crate::cli::InputError;
+use crate::cli::{lab, InputError};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yutstation::capture::Clock;
 use yutstation::rules::yut::ThrowResult;
-use yutstation::sim::{self, Look, TruthFace, TruthPlacement, HELD_OUT_LOOK_BASE};
+use yutstation::sim::{self, Look, HELD_OUT_LOOK_BASE};
 use yutstation::vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
 use yutstation::vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
+use yutstation::vision::features::N_APPEAR;
 use yutstation::vision::files;
 use yutstation::vision::geometry::{Homography, Lens, MatMap};
 use yutstation::vision::profile::Profile;
@@ -75,6 +76,9 @@ pub struct TeachArgs {
     /// Only the marked stick flat face up.
     #[arg(long)]
     marked: PathBuf,
+    /// The appearance model, to report how clearly it reads the taught sticks.
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: PathBuf,
 }
 
 #[derive(Args)]
@@ -139,6 +143,18 @@ pub struct EvalArgs {
     /// Print every wrong or undecided throw.
     #[arg(long)]
     verbose: bool,
+    /// Also store every look's measured sticks here (see `--from-dump`).
+    #[arg(long)]
+    dump: Option<PathBuf>,
+    /// With `--from-dump`: judge the stored throws under a grid of calling
+    /// thresholds and print the best set for each count of silent errors.
+    #[arg(long)]
+    sweep: bool,
+    /// Measure stored looks (written by `--dump`) instead of rendering: the
+    /// features are recomputed, so a feature or model change is measured in
+    /// seconds. Figures to report come from a rendering run.
+    #[arg(long, num_args = 1..)]
+    from_dump: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -150,12 +166,31 @@ pub struct TrainArgs {
     /// Training looks (seeds below the held-out range).
     #[arg(long, default_value_t = 60)]
     looks: usize,
+    /// Index of the first training look (to split the rendering over
+    /// processes, each with its own `--dump`).
+    #[arg(long, default_value_t = 0)]
+    first_look: usize,
     #[arg(long, default_value_t = 24)]
     throws_per_look: usize,
-    #[arg(long, default_value_t = 960)]
+    #[arg(long, default_value_t = 1280)]
     width: u32,
-    #[arg(long, default_value_t = 540)]
+    #[arg(long, default_value_t = 720)]
     height: u32,
+    /// Store every look's measured sticks in this folder (one file per look).
+    #[arg(long)]
+    dump: Option<PathBuf>,
+    /// Only render and store (`--dump`); do not train.
+    #[arg(long)]
+    dump_only: bool,
+    /// Train from stored looks instead of rendering.
+    #[arg(long, num_args = 1..)]
+    from_dump: Vec<PathBuf>,
+    /// Trees in the forest.
+    #[arg(long, default_value_t = 60)]
+    trees: i32,
+    /// Their greatest depth.
+    #[arg(long, default_value_t = 12)]
+    depth: i32,
 }
 
 #[derive(Args)]
@@ -311,12 +346,21 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         read_image(&a.back)?,
         read_image(&a.marked)?,
     );
-    let taught = vision::teach(&profile.calibration, &empty, &f, &b, &m)
-        .map_err(|e| InputError(format!("teaching refused: {e}")))?;
+    let refused = |e: vision::TeachError| InputError(format!("teaching refused: {e}"));
+    let set = vision::teach_measure(&profile.calibration, &empty, &f, &b, &m).map_err(refused)?;
+    let taught = set.learn().map_err(refused)?;
+    let worst = vision::readability(&load_classifier(&a.model)?, &taught, &set)?;
     println!(
-        "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3})",
-        taught.length_cm, taught.width_cm, taught.mark_threshold, taught.mark_margin
+        "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3}); faces read on the taught sticks at {:.0} % or better",
+        taught.length_cm,
+        taught.width_cm,
+        taught.mark_threshold,
+        taught.mark_margin,
+        worst * 100.0
     );
+    if let Some(note) = vision::readability_note(worst) {
+        println!("note: {note}");
+    }
     profile.sticks = Some(taught);
     std::fs::write(&a.profile, profile.to_toml())
         .with_context(|| format!("writing {}", a.profile.display()))?;
@@ -485,11 +529,7 @@ struct SimStation {
     det: Detector,
 }
 
-fn sim_station(look: Look, classifier: Classifier) -> Result<SimStation, String> {
-    let det = yutstation::station::sim_camera::simulated_detector(&look, classifier)
-        .map_err(|e| format!("{e:#}"))?;
-    Ok(SimStation { look, det })
-}
+use yutstation::station::sim_camera::simulated_station;
 
 #[derive(Default)]
 struct Tally {
@@ -583,6 +623,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
     if let Some(dir) = &a.photoreal {
         return eval_photoreal(dir, &a.model, a.verbose);
     }
+    if !a.from_dump.is_empty() {
+        return eval_dumps(&a);
+    }
     if a.looks == 0 || a.throws == 0 {
         return Err(InputError("--looks and --throws must be at least 1".into()).into());
     }
@@ -605,20 +648,28 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             break;
         }
         let look = Look::random(seed, a.width, a.height);
-        let st = match sim_station(look, load_classifier(&a.model)?) {
+        let (det, teach) = match simulated_station(&look, load_classifier(&a.model)?) {
             Ok(s) => s,
             Err(e) => {
-                say(&bar, format!("look {seed}: {e}"));
+                say(&bar, format!("look {seed}: {e:#}"));
                 failed_looks.push(seed);
                 continue;
             }
         };
+        let mut dump = lab::LookDump {
+            seed,
+            calibration: det.calibration.clone(),
+            teach,
+            throws: Vec::new(),
+        };
+        let st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
             let (scene, truth) = sim::throw_scene(&st.look, k as u64 * 7919 + 13, None);
             let img = to_mat(&sim::render(&st.look, &scene))?;
             let t = Instant::now();
-            let v = st.det.detect(&img)?;
+            let (sticks, probs) = st.det.read(&img)?;
+            let v = vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             let ok = tally.add(truth.result, truth.ambiguous, &v, ms);
             if !ok && a.verbose {
@@ -634,8 +685,14 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                     truth.sticks.iter().map(|s| s.face).collect::<Vec<_>>()
                 ));
             }
+            if a.dump.is_some() {
+                dump.throws.push(lab::ThrowDump { truth, sticks });
+            }
             done += 1;
             bar.inc(1);
+        }
+        if let Some(dir) = &a.dump {
+            dump.write(dir)?;
         }
         if stations <= a.sequences {
             let seq = sim::throw_sequence(&st.look, seed, 2, 30, 12);
@@ -686,6 +743,144 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         latencies.last().copied().unwrap_or(f64::NAN)
     );
     Ok(())
+}
+
+/// `eval --from-dump`: the same figures from stored looks, plus the per-stick
+/// reading against the truth (features recomputed, no rendering).
+fn eval_dumps(a: &EvalArgs) -> Result<()> {
+    let classifier = load_classifier(&a.model)?;
+    let mut tally = Tally::default();
+    // Per true class (front, back, neither): read front, back, unsure.
+    let mut sticks_read = [[0usize; 3]; 3];
+    let files = lab::dump_files(&a.from_dump)?;
+    let mut judged = Vec::new();
+    for f in &files {
+        let d = lab::LookDump::read(f)?;
+        let Ok(taught) = d.teach.learn() else {
+            continue;
+        };
+        for (k, t) in d.throws.iter().enumerate() {
+            let probs = t
+                .sticks
+                .iter()
+                .map(|s| classifier.probs(&taught, &s.features))
+                .collect::<opencv::Result<Vec<_>>>()?;
+            let v = vision::judge(&d.calibration, &taught, &t.sticks, &probs);
+            if a.sweep {
+                judged.push((
+                    d.calibration.clone(),
+                    taught.clone(),
+                    t.sticks.clone(),
+                    probs.clone(),
+                    t.truth.result,
+                    t.truth.ambiguous,
+                ));
+            }
+            for (s, r) in t.sticks.iter().zip(&v.sticks) {
+                if let Some(l) = lab::label(&t.truth, s) {
+                    let col = match r.face {
+                        vision::Face::Front => 0,
+                        vision::Face::Back => 1,
+                        vision::Face::Unsure => 2,
+                    };
+                    sticks_read[l as usize][col] += 1;
+                    if a.verbose && col < 2 && col as i32 != l {
+                        println!(
+                            "look {} throw {k} ({:?}): true class {l} read {:?} at {:?} shared {} size {:.2}×{:.2} blob {:.2}",
+                            d.seed, t.truth.case, r.face, s.found.center.map(|v| v.round()), s.found.shared,
+                            s.features[N_APPEAR], s.features[N_APPEAR + 1], s.found.blob_ratio
+                        );
+                    }
+                }
+            }
+            let ok = tally.add(t.truth.result, t.truth.ambiguous, &v, 0.0);
+            if !ok && a.verbose {
+                println!(
+                    "look {} throw {k} ({:?}): truth {} → {} reasons {:?}",
+                    d.seed,
+                    t.truth.case,
+                    t.truth.result,
+                    result_id(&v),
+                    v.reasons
+                );
+            }
+        }
+    }
+    tally.print(&format!("stored: {} looks", files.len()));
+    for (name, row) in ["front", "back", "neither"].iter().zip(sticks_read) {
+        println!(
+            "  true {name:7} sticks read front {:5}  back {:5}  unsure {:5}",
+            row[0], row[1], row[2]
+        );
+    }
+    if a.sweep {
+        sweep(&judged);
+    }
+    Ok(())
+}
+
+type Judged = (
+    Calibration,
+    vision::profile::Taught,
+    Vec<vision::Measured>,
+    Vec<classify::FaceProbs>,
+    ThrowResult,
+    bool,
+);
+
+/// Judge stored throws under a grid of thresholds; print, for each number of
+/// silent errors, the set that calls the most clear throws right.
+fn sweep(judged: &[Judged]) {
+    let mut best: std::collections::BTreeMap<usize, (usize, usize, vision::Thresholds)> =
+        Default::default();
+    let (clear, ambiguous) = (
+        judged.iter().filter(|j| !j.5).count(),
+        judged.iter().filter(|j| j.5).count(),
+    );
+    for face_call in [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] {
+        for face_call_shared in [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99] {
+            for neither_max in [0.15, 0.25, 0.35, 0.5] {
+                for mark_need in [0.8, 0.9, 0.95] {
+                    for min_conf in [0.2, 0.35, 0.5] {
+                        let th = vision::Thresholds {
+                            face_call,
+                            face_call_shared,
+                            neither_max,
+                            mark_need,
+                            min_conf,
+                        };
+                        let (mut right, mut silent, mut referred) = (0, 0, 0);
+                        for (cal, taught, m, probs, truth, amb) in judged {
+                            let v = vision::judge_with(cal, taught, m, probs, &th);
+                            match v.result {
+                                Some(r) if r != *truth => silent += 1,
+                                Some(_) if !amb => right += 1,
+                                None if *amb => referred += 1,
+                                _ => {}
+                            }
+                        }
+                        let e = best.entry(silent).or_insert((0, 0, th));
+                        if right > e.0 {
+                            *e = (right, referred, th);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("sweep: best thresholds per silent-error count ({clear} clear, {ambiguous} ambiguous throws)");
+    let mut top = 0;
+    for (silent, (right, referred, th)) in best {
+        if right <= top {
+            continue;
+        }
+        top = right;
+        println!(
+            "  silent {silent:3}: clear right {:.1}% ({right}), ambiguous referred {:.1}%  {th:?}",
+            100.0 * right as f64 / clear.max(1) as f64,
+            100.0 * referred as f64 / ambiguous.max(1) as f64
+        );
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -811,75 +1006,85 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
 }
 
 fn run_train(a: TrainArgs) -> Result<()> {
-    let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
-    )?);
     let mut inputs: Vec<Vec<f32>> = Vec::new();
     let mut labels: Vec<i32> = Vec::new();
     let mut look_of: Vec<usize> = Vec::new();
-    for li in 0..a.looks {
-        let seed = a.seed.wrapping_mul(100_003).wrapping_add(li as u64) % HELD_OUT_LOOK_BASE;
-        let look = Look::random(seed, a.width, a.height);
-        let st = match sim_station(look, Classifier::Taught) {
-            Ok(s) => s,
-            Err(e) => {
-                say(&bar, format!("look {seed} skipped: {e}"));
-                bar.inc(a.throws_per_look as u64);
-                continue;
-            }
-        };
-        for k in 0..a.throws_per_look {
-            // Every other throw a chosen hard case, so the rare "neither"
-            // sticks (on edge, leaning) are well represented.
-            let case = (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()]);
-            let (scene, truth) =
-                sim::throw_scene(&st.look, a.seed ^ (k as u64 * 104_729 + 7), case);
-            let img = to_mat(&sim::render(&st.look, &scene))?;
-            let d = &st.det;
-            let m = vision::measure(
-                &d.calibration,
-                &d.reference,
-                &d.empty,
-                &img,
-                (d.taught.length_cm, d.taught.width_cm),
-            )?;
-            for s in &m {
-                // Label by the nearest true stick, if it is this one.
-                let Some(ts) = truth.sticks.iter().min_by(|x, y| {
-                    let dd = |t: &sim::StickTruth| {
-                        (t.center_px[0] - s.found.center[0])
-                            .hypot(t.center_px[1] - s.found.center[1])
-                    };
-                    dd(x).total_cmp(&dd(y))
-                }) else {
-                    continue;
-                };
-                let dist = (ts.center_px[0] - s.found.center[0])
-                    .hypot(ts.center_px[1] - s.found.center[1]);
-                if dist > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
-                    continue;
-                }
-                let label = match ts.face {
-                    TruthFace::Front => CLASS_FRONT,
-                    TruthFace::Back => CLASS_BACK,
-                    TruthFace::Ambiguous => CLASS_NEITHER,
-                };
-                inputs.push(classify::model_input(&d.taught, &s.features));
+    let mut add_look = |li: usize, taught: &vision::profile::Taught, d: &lab::ThrowDump| {
+        for s in &d.sticks {
+            if let Some(label) = lab::label(&d.truth, s) {
+                inputs.push(classify::model_input(taught, &s.features));
                 labels.push(label);
                 look_of.push(li);
             }
+        }
+    };
+    let n_looks;
+    if !a.from_dump.is_empty() {
+        let files = lab::dump_files(&a.from_dump)?;
+        n_looks = files.len();
+        let bar = ProgressBar::new(files.len() as u64);
+        for (li, f) in files.iter().enumerate() {
+            let d = lab::LookDump::read(f)?;
+            match d.teach.learn() {
+                Ok(taught) => d.throws.iter().for_each(|t| add_look(li, &taught, t)),
+                Err(e) => say(&bar, format!("look {} skipped: {e}", d.seed)),
+            }
             bar.inc(1);
         }
+        bar.finish();
+    } else {
+        n_looks = a.looks;
+        let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
+        bar.set_style(ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
+        )?);
+        for li in a.first_look..a.first_look + a.looks {
+            let seed = a.seed.wrapping_mul(100_003).wrapping_add(li as u64) % HELD_OUT_LOOK_BASE;
+            let look = Look::random(seed, a.width, a.height);
+            let (det, teach) = match simulated_station(&look, Classifier::Taught) {
+                Ok(s) => s,
+                Err(e) => {
+                    say(&bar, format!("look {seed} skipped: {e:#}"));
+                    bar.inc(a.throws_per_look as u64);
+                    continue;
+                }
+            };
+            let mut dump = lab::LookDump {
+                seed,
+                calibration: det.calibration.clone(),
+                teach,
+                throws: Vec::new(),
+            };
+            for k in 0..a.throws_per_look {
+                // Every other throw a chosen hard case, so the rare "neither"
+                // sticks (on edge, leaning) are well represented.
+                let case =
+                    (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()]);
+                let (scene, truth) =
+                    sim::throw_scene(&look, a.seed ^ (k as u64 * 104_729 + 7), case);
+                let img = to_mat(&sim::render(&look, &scene))?;
+                let (sticks, _) = det.read(&img)?;
+                let t = lab::ThrowDump { truth, sticks };
+                add_look(li - a.first_look, &det.taught, &t);
+                dump.throws.push(t);
+                bar.inc(1);
+            }
+            if let Some(dir) = &a.dump {
+                dump.write(dir)?;
+            }
+        }
+        bar.finish();
+        if a.dump_only {
+            return Ok(());
+        }
     }
-    bar.finish();
     anyhow::ensure!(
         inputs.len() > 50,
         "too few training sticks ({})",
         inputs.len()
     );
     // Validate on the last fifth of the looks, then train on everything.
-    let cut = a.looks * 4 / 5;
+    let cut = n_looks * 4 / 5;
     let (tr, va): (Vec<usize>, Vec<usize>) = (0..inputs.len()).partition(|&i| look_of[i] < cut);
     let pick = |idx: &[usize]| -> (Vec<Vec<f32>>, Vec<i32>) {
         (
@@ -889,7 +1094,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
     };
     let (ti, tl) = pick(&tr);
     let (vi, vl) = pick(&va);
-    let (trees, depth) = (60, 12);
+    let (trees, depth) = (a.trees, a.depth);
     if !vi.is_empty() && !ti.is_empty() {
         let m = classify::train_forest(&ti, &tl, trees, depth)?;
         let cls = Classifier::Forest(m);
@@ -906,7 +1111,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
         println!(
             "validation (looks {}..{}): {}/{} sticks = {:.2}% right",
             cut,
-            a.looks,
+            n_looks,
             right,
             vi.len(),
             100.0 * right as f64 / vi.len() as f64
@@ -925,7 +1130,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
         counts[0],
         counts[1],
         counts[2],
-        a.looks,
+        n_looks,
         a.out.display()
     );
     Ok(())

@@ -19,6 +19,7 @@ pub fn reason_id(r: Reason) -> &'static str {
         Reason::LowConfidence => "low_confidence",
         Reason::StickCount => "stick_count",
         Reason::MarkUnclear => "mark_unclear",
+        Reason::Touching => "touching",
     }
 }
 

@@ -339,7 +339,11 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
             checks,
         );
     };
-    let taught = match vision::teach(c, empty, front, back, marked) {
+    let set = match vision::teach_measure(c, empty, front, back, marked) {
+        Ok(s) => s,
+        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
+    };
+    let taught = match set.learn() {
         Ok(t) => t,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
@@ -348,6 +352,9 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Err(e) => return reply(false, e.to_string(), checks),
     };
     let mut message = String::from("profile taught");
+    let note = vision::readability(&classifier, &taught, &set)
+        .ok()
+        .and_then(vision::readability_note);
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),
@@ -357,9 +364,10 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
     match Detector::new(c.clone(), taught, empty.clone(), classifier) {
         Ok(d) => {
             setup.detector = Some(d);
+            let note = note.map(|n| format!("; note: {n}")).unwrap_or_default();
             reply(
                 true,
-                format!("{message}; the station now judges with it"),
+                format!("{message}; the station now judges with it{note}"),
                 checks,
             )
         }

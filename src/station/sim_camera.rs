@@ -35,11 +35,19 @@ pub const FPS: u64 = 10;
 /// The station set up for a look, as a crew would with `/calibrate`: calibrate the
 /// empty mat, teach the three stick pictures.
 pub fn simulated_detector(look: &Look, classifier: Classifier) -> anyhow::Result<Detector> {
+    Ok(simulated_station(look, classifier)?.0)
+}
+
+/// A generated station's detector and the measured sticks it was taught with.
+pub fn simulated_station(
+    look: &Look,
+    classifier: Classifier,
+) -> anyhow::Result<(Detector, vision::TeachSet)> {
     let empty = render(look, &empty_scene(look))?;
     let spec: MatSpec = look.mat_arg().parse().map_err(anyhow::Error::msg)?;
     let cal = calibrate(&empty, spec).map_err(|e| anyhow::anyhow!("calibrate: {e}"))?;
     let teach = |w: &str| render(look, &sim::teach_scene(look, w));
-    let taught = vision::teach(
+    let set = vision::teach_measure(
         &cal,
         &empty,
         &teach("front")?,
@@ -47,7 +55,8 @@ pub fn simulated_detector(look: &Look, classifier: Classifier) -> anyhow::Result
         &teach("marked")?,
     )
     .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    Ok(Detector::new(cal, taught, empty, classifier)?)
+    let taught = set.learn().map_err(|e| anyhow::anyhow!("teach: {e}"))?;
+    Ok((Detector::new(cal, taught, empty, classifier)?, set))
 }
 
 fn empty_scene(look: &Look) -> Scene {

@@ -6,8 +6,8 @@
 //! *relative to the taught set* (so one model serves every stick set) plus the
 //! raw features. Without a model file a plain nearest-taught-face rule is used.
 
-use super::features::{N_APPEAR, N_FEATURES};
-use super::profile::Taught;
+use super::features::{ACROSS, N_APPEAR, N_FEATURES};
+use super::profile::{Taught, N_FIT};
 use opencv::core::{Mat, Ptr, TermCriteria};
 use opencv::ml;
 use opencv::prelude::*;
@@ -17,8 +17,10 @@ pub const CLASS_FRONT: i32 = 0;
 pub const CLASS_BACK: i32 = 1;
 pub const CLASS_NEITHER: i32 = 2;
 
-/// Length of the model's input vector.
-pub const N_INPUT: usize = N_APPEAR + N_FEATURES;
+/// Length of the model's input vector: the appearance relative to the taught
+/// set, the raw features but for the stick's direction in the image (which
+/// means nothing from one station to the next), and the shading fit.
+pub const N_INPUT: usize = N_APPEAR + ACROSS + N_FIT;
 
 /// Probabilities of front, back, neither.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,7 +33,8 @@ pub struct FaceProbs {
 /// The model input for one stick.
 pub fn model_input(taught: &Taught, f: &[f32; N_FEATURES]) -> Vec<f32> {
     let mut v = taught.normalise(&f[..N_APPEAR]);
-    v.extend_from_slice(f);
+    v.extend_from_slice(&f[..ACROSS]);
+    v.extend_from_slice(&taught.face_fit(f));
     v
 }
 

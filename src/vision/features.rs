@@ -18,25 +18,37 @@ const SPAN_L: f64 = 1.1;
 const SPAN_W: f64 = 1.6;
 
 /// Number of appearance features (normalised against the taught set).
-pub const N_APPEAR: usize = 20;
+pub const N_APPEAR: usize = 27;
 /// Number of geometry features (used as they are).
 pub const N_GEOM: usize = 4;
-pub const N_FEATURES: usize = N_APPEAR + N_GEOM;
+/// The shading across the stick: samples of its brightness against the mat
+/// under it, from one long edge to the other (inner part), at [`PROFILE_V`].
+pub const N_PROFILE: usize = 7;
+/// Where the profile is sampled, as sin of the angle around a round face
+/// (−1 and 1 are its long edges).
+pub const PROFILE_V: [f32; N_PROFILE] = [-0.6, -0.4, -0.2, 0.0, 0.2, 0.4, 0.6];
+/// Index of the profile block, then the across direction (x, y in the image).
+pub const PROFILE: usize = N_APPEAR + N_GEOM;
+pub const ACROSS: usize = PROFILE + N_PROFILE;
+pub const N_FEATURES: usize = ACROSS + 2;
 
 /// Index of the mark features inside the appearance block.
 pub const MARK_FRACTION: usize = 12;
 pub const MARK_DEPTH: usize = 13;
+/// The strongest local change of colour along the flat face (a band, a
+/// cross, a dot or a letter in ink or paint).
+pub const MARK_PEAK: usize = 23;
 
-/// The resampled patches of one stick.
+/// The resampled patches of one stick, kept as bytes so a set of them can be
+/// stored and the features recomputed without rendering again (`train --dump`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Patch {
-    /// Grey level of the frame, PL × PW, row = across index.
-    pub grey: Vec<f32>,
-    pub empty: Vec<f32>,
-    pub mask: Vec<f32>,
-    /// Chromaticity (r, g) of the frame and of the empty mat, averaged over the
-    /// stick's middle.
-    pub chroma: [f32; 2],
-    pub chroma_empty: [f32; 2],
+    /// The frame, PL × PW BGR, row = across index.
+    pub bgr: Vec<u8>,
+    /// The empty mat at the same place.
+    pub empty_bgr: Vec<u8>,
+    /// The foreground mask (0 or 255).
+    pub mask: Vec<u8>,
 }
 
 fn warp(src: &Mat, m: &Mat, interp: i32) -> opencv::Result<Mat> {
@@ -81,35 +93,55 @@ pub fn patch(
         [ms * sx * d[1], ms * sy * n[1], ms * oy],
     ])?;
     let k = warp(mask, &mm, imgproc::INTER_NEAREST)?;
-    let grey_of = |bgr: &Mat| -> opencv::Result<(Vec<f32>, [f32; 2])> {
-        let b = bgr.data_bytes()?;
-        let mut g = Vec::with_capacity(PL * PW);
-        let (mut cr, mut cg, mut n) = (0f32, 0f32, 0f32);
-        for j in 0..PW {
-            for i in 0..PL {
-                let o = (j * PL + i) * 3;
-                let (bb, gg, rr) = (b[o] as f32, b[o + 1] as f32, b[o + 2] as f32);
-                g.push(0.114 * bb + 0.587 * gg + 0.299 * rr);
-                if (9..15).contains(&j) && (16..48).contains(&i) {
-                    let s = bb + gg + rr + 1.0;
-                    cr += rr / s;
-                    cg += gg / s;
-                    n += 1.0;
-                }
+    Ok(Patch {
+        bgr: f.data_bytes()?.to_vec(),
+        empty_bgr: e.data_bytes()?.to_vec(),
+        mask: k.data_bytes()?.to_vec(),
+    })
+}
+
+/// Grey levels of a PL × PW BGR patch, and its chromaticity (r, g) averaged
+/// over the stick's middle.
+fn grey_of(b: &[u8]) -> (Vec<f32>, [f32; 2]) {
+    let mut g = Vec::with_capacity(PL * PW);
+    let (mut cr, mut cg, mut n) = (0f32, 0f32, 0f32);
+    for j in 0..PW {
+        for i in 0..PL {
+            let o = (j * PL + i) * 3;
+            let (bb, gg, rr) = (b[o] as f32, b[o + 1] as f32, b[o + 2] as f32);
+            g.push(0.114 * bb + 0.587 * gg + 0.299 * rr);
+            if (9..15).contains(&j) && (16..48).contains(&i) {
+                let s = bb + gg + rr + 1.0;
+                cr += rr / s;
+                cg += gg / s;
+                n += 1.0;
             }
         }
-        Ok((g, [cr / n, cg / n]))
-    };
-    let (grey, chroma) = grey_of(&f)?;
-    let (empty, chroma_empty) = grey_of(&e)?;
-    let mask = k.data_bytes()?.iter().map(|v| *v as f32 / 255.0).collect();
-    Ok(Patch {
-        grey,
-        empty,
-        mask,
-        chroma,
-        chroma_empty,
-    })
+    }
+    (g, [cr / n, cg / n])
+}
+
+/// A patch as numbers: grey levels and chromaticity of frame and empty mat.
+struct Levels {
+    grey: Vec<f32>,
+    empty: Vec<f32>,
+    mask: Vec<f32>,
+    chroma: [f32; 2],
+    chroma_empty: [f32; 2],
+}
+
+impl Levels {
+    fn of(p: &Patch) -> Levels {
+        let (grey, chroma) = grey_of(&p.bgr);
+        let (empty, chroma_empty) = grey_of(&p.empty_bgr);
+        Levels {
+            grey,
+            empty,
+            mask: p.mask.iter().map(|v| *v as f32 / 255.0).collect(),
+            chroma,
+            chroma_empty,
+        }
+    }
 }
 
 fn mean(v: impl Iterator<Item = f32>) -> f32 {
@@ -134,7 +166,8 @@ fn stick_rows() -> std::ops::Range<usize> {
 
 /// The feature vector of one stick: `N_APPEAR` appearance features then
 /// `N_GEOM` geometry features.
-pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] {
+pub fn features(patch: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] {
+    let p = &Levels::of(patch);
     let g = |i: usize, j: usize| p.grey[j * PL + i];
     let rows = stick_rows();
     let (c0, c1) = (PL * 2 / 10, PL * 8 / 10);
@@ -216,6 +249,30 @@ pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] 
     let med = sorted[sorted.len() / 2].max(1.0);
     f[12] = inner.iter().filter(|v| **v < 0.72 * med).count() as f32 / inner.len() as f32;
     f[13] = (med - sorted[sorted.len() / 100]) / med;
+    // The stick as it shows across the patch, not the found blob: a hard
+    // shadow in the blob moves its centre towards the shadow, and the taught
+    // width includes shadows.
+    let (band_centre, band_half) = band(patch, c0, c1);
+    f[MARK_PEAK] = mark_peak(patch, (band_centre, band_half));
+    // 24, 25: fine texture across and along, inside the stick's own band
+    // (grain on a flat face runs along it, so it changes across); 26: the
+    // band's width against the taught width.
+    {
+        let (bc, bh) = (band_centre, band_half);
+        let j0 = ((bc - 0.6 * bh).round() as usize).max(1);
+        let j1 = ((bc + 0.6 * bh).round() as usize).min(PW - 2);
+        let (mut ta, mut tl, mut n) = (0f32, 0f32, 0f32);
+        for j in j0..=j1 {
+            for i in c0..c1 {
+                ta += (g(i, j - 1) - 2.0 * g(i, j) + g(i, j + 1)).abs();
+                tl += (g(i - 1, j) - 2.0 * g(i, j) + g(i + 1, j)).abs();
+                n += 1.0;
+            }
+        }
+        f[24] = ta / n.max(1.0) / pm;
+        f[25] = tl / n.max(1.0) / pm;
+        f[26] = bh / (PW as f32 / SPAN_W as f32 / 2.0);
+    }
     // 14: variation along the stick (occlusion, shadows across it).
     let along: Vec<f32> = (c0..c1)
         .map(|i| mean(rows.clone().map(|j| g(i, j))))
@@ -227,10 +284,226 @@ pub fn features(p: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] 
         let a = k * (np / 2) / 5;
         f[15 + k] = (prof[a] + prof[np - 1 - a]) / 2.0 / pm;
     }
+    // 20..22 and the profile block: the shading across, read as the stick
+    // against the empty mat under it (so mat texture and uneven light cancel).
+    // A flat face is even; a round face (a half cylinder) is domed under light
+    // from above and graded under light from one side.
+    let ratio = |i: usize, j: usize| p.grey[j * PL + i] / p.empty[j * PL + i].max(1.0);
+    let rprof: Vec<f32> = rows
+        .clone()
+        .map(|j| mean((c0..c1).map(|i| ratio(i, j))))
+        .collect();
+    // The profile across, at fractions of the band's half width (linear
+    // interpolation between patch rows).
+    let (centre_row, half_rows) = (band_centre, band_half);
+    // The median along the stick: a mark or a knot does not move it.
+    let row_ratio = |j: usize| {
+        let mut v: Vec<f32> = (c0..c1).map(|i| ratio(i, j)).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    let at = |v: f32| {
+        let y = (centre_row + v * half_rows).clamp(0.0, (PW - 1) as f32);
+        let j = (y.floor() as usize).min(PW - 2);
+        let t = y - j as f32;
+        row_ratio(j) * (1.0 - t) + row_ratio(j + 1) * t
+    };
+    let samples: Vec<f32> = PROFILE_V.iter().map(|v| at(*v)).collect();
+    let sm = mean(samples.iter().copied()).max(1e-3);
+    // 20: how even the inner part is (a flat face is even under any light).
+    f[20] = (samples[1..N_PROFILE - 1]
+        .iter()
+        .map(|v| (v - sm).powi(2))
+        .sum::<f32>()
+        / (N_PROFILE - 2) as f32)
+        .sqrt()
+        / sm;
+    let rm = mean(rprof.iter().copied()).max(1e-3);
+    let outer = mean(
+        rprof[..np / 5 + 1]
+            .iter()
+            .chain(rprof[np - np / 5 - 1..].iter())
+            .copied(),
+    );
+    let inner = mean(rprof[np * 3 / 10..np - np * 3 / 10].iter().copied());
+    // 21: the middle against the long edges; 22: a highlight line.
+    f[21] = (inner - outer) / rm;
+    f[22] = rprof.iter().cloned().fold(0.0, f32::max) / rm;
     // Geometry.
     f[N_APPEAR] = (s.width / nominal.1) as f32;
     f[N_APPEAR + 1] = (s.length / nominal.0) as f32;
     f[N_APPEAR + 2] = if s.shared { 1.0 } else { 0.0 };
     f[N_APPEAR + 3] = s.blob_ratio as f32;
+    f[PROFILE..PROFILE + N_PROFILE].copy_from_slice(&samples);
+    // The patch's rows run along n = (−d.y, d.x).
+    f[ACROSS] = -s.dir[1] as f32;
+    f[ACROSS + 1] = s.dir[0] as f32;
     f
+}
+
+/// The stick across the patch (centre and half width, in rows): the band of
+/// nominal width that differs most from the mat, counting a shadow (the mat's
+/// own colour, darker) as mat, then its extent at half its contrast.
+fn band(p: &Patch, c0: usize, c1: usize) -> (f32, f32) {
+    let unlike_mat = |j: usize| -> f32 {
+        let mut v: Vec<f32> = (c0..c1)
+            .map(|i| {
+                let o = (j * PL + i) * 3;
+                let px = [p.bgr[o], p.bgr[o + 1], p.bgr[o + 2]].map(|c| c as f32);
+                let e = [p.empty_bgr[o], p.empty_bgr[o + 1], p.empty_bgr[o + 2]].map(|c| c as f32);
+                let ee = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).max(1.0);
+                // The nearest shade of the mat's colour (a shadow or the mat).
+                let g = ((px[0] * e[0] + px[1] * e[1] + px[2] * e[2]) / ee).clamp(0.0, 1.05);
+                ((px[0] - g * e[0]).powi(2)
+                    + (px[1] - g * e[1]).powi(2)
+                    + (px[2] - g * e[2]).powi(2))
+                .sqrt()
+            })
+            .collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    let s: Vec<f32> = (0..PW).map(unlike_mat).collect();
+    let width = (PW as f64 / SPAN_W).round() as usize;
+    let nominal = PW as f32 / 2.0 - 0.5;
+    // Windows centred within a third of the stick width of the found centre
+    // (a touching stick beside it must not take its place).
+    let lo = ((nominal - width as f32 / 3.0) - (width as f32 - 1.0) / 2.0)
+        .round()
+        .max(0.0) as usize;
+    let hi = (((nominal + width as f32 / 3.0) - (width as f32 - 1.0) / 2.0).round() as usize)
+        .min(PW - width);
+    let best = (lo..=hi.max(lo))
+        .max_by(|a, b| {
+            let sum = |k: usize| s[k..k + width].iter().sum::<f32>();
+            sum(*a).total_cmp(&sum(*b))
+        })
+        .unwrap_or(0);
+    let half_nominal = width as f32 / 2.0;
+    let window = &s[best..best + width];
+    let peak = window.iter().cloned().fold(0.0, f32::max);
+    if peak <= 1e-3 {
+        return (nominal, half_nominal);
+    }
+    // Where the contrast falls to half, on each side of the peak (sub-row).
+    let level = peak / 2.0;
+    let top = best + window.iter().position(|v| *v >= level).unwrap_or(0);
+    let bottom = best
+        + window
+            .iter()
+            .rposition(|v| *v >= level)
+            .unwrap_or(width - 1);
+    let edge_before = |j: usize| -> f32 {
+        if j == 0 || s[j - 1] >= level {
+            return j as f32 - 0.5;
+        }
+        let t = (level - s[j - 1]) / (s[j] - s[j - 1]).max(1e-3);
+        j as f32 - 1.0 + t
+    };
+    let edge_after = |j: usize| -> f32 {
+        if j + 1 >= PW || s[j + 1] >= level {
+            return j as f32 + 0.5;
+        }
+        let t = (s[j] - level) / (s[j] - s[j + 1]).max(1e-3);
+        j as f32 + t
+    };
+    let (a, b) = (edge_before(top), edge_after(bottom));
+    let c = ((a + b) / 2.0).clamp(nominal - width as f32 / 3.0, nominal + width as f32 / 3.0);
+    let half = ((b - a) / 2.0).clamp(0.5 * half_nominal, 1.2 * half_nominal);
+    (c, half)
+}
+
+/// How strongly some short stretch of the stick's middle differs in colour
+/// from the stick itself: the mean colour distance to the stick's median
+/// colour over the inner rows, in the worst window of three columns, against
+/// the stick's brightness. The ends are left out (they darken on a round face).
+fn mark_peak(p: &Patch, (centre, half): (f32, f32)) -> f32 {
+    let (c0, c1) = (PL * 3 / 20, PL * 17 / 20);
+    let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
+    let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
+    let px = |i: usize, j: usize| {
+        let o = (j * PL + i) * 3;
+        [p.bgr[o] as f32, p.bgr[o + 1] as f32, p.bgr[o + 2] as f32]
+    };
+    let mut med = [0f32; 3];
+    for (ch, m) in med.iter_mut().enumerate() {
+        let mut v: Vec<f32> = (j0..=j1)
+            .flat_map(|j| (c0..c1).map(move |i| (i, j)))
+            .map(|(i, j)| px(i, j)[ch])
+            .collect();
+        v.sort_by(f32::total_cmp);
+        *m = v[v.len() / 2];
+    }
+    let bright = ((med[0] + med[1] + med[2]) / 3.0).max(8.0);
+    let col: Vec<f32> = (c0..c1)
+        .map(|i| {
+            mean((j0..=j1).map(|j| {
+                let q = px(i, j);
+                ((q[0] - med[0]).powi(2) + (q[1] - med[1]).powi(2) + (q[2] - med[2]).powi(2)).sqrt()
+            }))
+        })
+        .collect();
+    col.windows(3)
+        .map(|w| (w[0] + w[1] + w[2]) / 3.0)
+        .fold(0.0, f32::max)
+        / bright
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A patch of a green mat with a pale stick across rows `rows`, a shadow
+    /// (the mat, darker) on `shadow`, and optional dark ink at columns `ink`.
+    fn patch_with(
+        rows: std::ops::Range<usize>,
+        shadow: std::ops::Range<usize>,
+        ink: Option<std::ops::Range<usize>>,
+    ) -> Patch {
+        let mat = [40u8, 90, 50];
+        let wood = [120u8, 180, 220];
+        let mut bgr = Vec::new();
+        let mut empty = Vec::new();
+        for j in 0..PW {
+            for i in 0..PL {
+                let px = if rows.contains(&j) {
+                    if ink.as_ref().is_some_and(|k| k.contains(&i)) {
+                        [20, 20, 25]
+                    } else {
+                        wood
+                    }
+                } else if shadow.contains(&j) {
+                    mat.map(|c| c / 3)
+                } else {
+                    mat
+                };
+                bgr.extend(px);
+                empty.extend(mat);
+            }
+        }
+        Patch {
+            bgr,
+            empty_bgr: empty,
+            mask: vec![255; PL * PW],
+        }
+    }
+
+    #[test]
+    fn the_band_follows_the_stick_not_its_shadow() {
+        // Nominal: 15 rows centred on row 11.5. The stick sits 2 rows lower,
+        // its hard shadow beside it.
+        let p = patch_with(7..20, 3..7, None);
+        let (centre, half) = band(&p, PL / 5, PL * 4 / 5);
+        assert!((centre - 13.0).abs() < 0.6, "centre {centre}");
+        assert!((half - 6.5).abs() < 0.8, "half width {half}");
+    }
+
+    #[test]
+    fn a_mark_stands_out_along_the_stick() {
+        let peak = |p: Patch| mark_peak(&p, band(&p, PL / 5, PL * 4 / 5));
+        let plain = peak(patch_with(5..18, 0..0, None));
+        let marked = peak(patch_with(5..18, 0..0, Some(30..33)));
+        assert!(plain < 0.05, "plain stick {plain}");
+        assert!(marked > 0.5, "marked stick {marked}");
+    }
 }

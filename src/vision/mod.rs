@@ -20,11 +20,11 @@ pub mod settle;
 pub mod sticks;
 mod verdict;
 
-pub use verdict::{judge, Face, Placement, Reason, StickReading, Verdict};
+pub use verdict::{judge, judge_with, Face, Placement, Reason, StickReading, Thresholds, Verdict};
 
 use calibrate::Calibration;
 use classify::Classifier;
-use features::{features, patch, MARK_DEPTH, MARK_FRACTION, N_APPEAR, N_FEATURES};
+use features::{features, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
@@ -32,7 +32,7 @@ use sticks::{bridge, find_sticks, foreground, to_lab, work_scale, Found, Referen
 
 /// The mark score of a stick: how much dark ink its flat face shows.
 pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
-    f[MARK_DEPTH] + 3.0 * f[MARK_FRACTION]
+    f[MARK_PEAK]
 }
 
 /// Everything needed to judge frames from one station.
@@ -45,13 +45,30 @@ pub struct Detector {
 }
 
 /// One stick found in a frame with its features.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Measured {
     pub found: Found,
     pub center_cm: [f64; 2],
     /// Footprint corners on the mat (cm).
     pub corners_cm: [[f64; 2]; 4],
+    /// The stick resampled (kept so features can be recomputed offline).
+    pub patch: Patch,
+    /// Its taught (length, width) in pixels where it lies.
+    pub nominal: (f64, f64),
+    #[serde(skip, default = "no_features")]
     pub features: [f32; N_FEATURES],
+}
+
+fn no_features() -> [f32; N_FEATURES] {
+    [0.0; N_FEATURES]
+}
+
+impl Measured {
+    /// Compute the features again from the stored patch (after a dump is read,
+    /// or after `features` changed).
+    pub fn refresh_features(&mut self) {
+        self.features = features(&self.patch, &self.found, self.nominal);
+    }
 }
 
 /// Expected stick (length, width) in pixels at an image point.
@@ -97,6 +114,8 @@ pub fn measure(
                 center_cm: cal.map.to_cm(s.center),
                 corners_cm: corners,
                 found: s,
+                patch: p,
+                nominal,
                 features: f,
             })
         })
@@ -121,6 +140,13 @@ impl Detector {
 
     /// Judge one still frame.
     pub fn detect(&self, frame: &Mat) -> opencv::Result<Verdict> {
+        let (m, probs) = self.read(frame)?;
+        Ok(judge(&self.calibration, &self.taught, &m, &probs))
+    }
+
+    /// Find the sticks of one still frame and read their faces (the verdict
+    /// is `judge` of these).
+    pub fn read(&self, frame: &Mat) -> opencv::Result<(Vec<Measured>, Vec<classify::FaceProbs>)> {
         let m = measure(
             &self.calibration,
             &self.reference,
@@ -132,8 +158,37 @@ impl Detector {
             .iter()
             .map(|s| self.classifier.probs(&self.taught, &s.features))
             .collect::<opencv::Result<Vec<_>>>()?;
-        Ok(judge(&self.calibration, &self.taught, &m, &probs))
+        Ok((m, probs))
     }
+}
+
+/// How clearly this station tells the faces apart: the model's probability of
+/// the right face on the worst of the eight taught sticks (all flat faces up,
+/// all round faces up). Low means many throws will go to the referee.
+pub fn readability(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+) -> opencv::Result<f64> {
+    let mut worst = 1.0f64;
+    for s in &set.front {
+        worst = worst.min(classifier.probs(taught, &s.features)?.front);
+    }
+    for s in &set.back {
+        worst = worst.min(classifier.probs(taught, &s.features)?.back);
+    }
+    Ok(worst)
+}
+
+/// What the set-up crew should hear about a station's readability, if
+/// anything (on generated looks, stations under 0.8 referred most throws).
+pub fn readability_note(worst: f64) -> Option<String> {
+    (worst < 0.8).then(|| {
+        format!(
+            "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect many throws to go to the referee; light the mat more from one side, or sharpen the focus, and teach again",
+            worst * 100.0
+        )
+    })
 }
 
 /// Why teaching refused.
@@ -164,6 +219,39 @@ pub fn teach(
     back: &Mat,
     marked: &Mat,
 ) -> Result<Taught, TeachError> {
+    teach_measure(cal, empty, front, back, marked)?.learn()
+}
+
+/// The sticks of the three teach pictures, measured at the stick size they show.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct TeachSet {
+    pub length_cm: f64,
+    pub width_cm: f64,
+    pub front: Vec<Measured>,
+    pub back: Vec<Measured>,
+    pub marked: Vec<Measured>,
+}
+
+impl TeachSet {
+    pub fn learn(&self) -> Result<Taught, TeachError> {
+        learn(
+            &self.front,
+            &self.back,
+            &self.marked,
+            self.length_cm,
+            self.width_cm,
+        )
+    }
+}
+
+/// Find and measure the sticks of the three teach pictures.
+pub fn teach_measure(
+    cal: &Calibration,
+    empty: &Mat,
+    front: &Mat,
+    back: &Mat,
+    marked: &Mat,
+) -> Result<TeachSet, TeachError> {
     let reference = Reference::new(empty)?;
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
@@ -220,9 +308,24 @@ pub fn teach(
         }
         Ok(m)
     };
-    let f = feats("front", front)?;
-    let b = feats("back", back)?;
-    let k = feats("marked", marked)?;
+    Ok(TeachSet {
+        length_cm,
+        width_cm,
+        front: feats("front", front)?,
+        back: feats("back", back)?,
+        marked: feats("marked", marked)?,
+    })
+}
+
+/// The taught set from the measured sticks of the three teach pictures (all
+/// flat faces up, all round faces up, only the marked one flat face up).
+pub fn learn(
+    f: &[Measured],
+    b: &[Measured],
+    k: &[Measured],
+    length_cm: f64,
+    width_cm: f64,
+) -> Result<Taught, TeachError> {
     let stats = |v: &[Measured]| -> (Vec<f32>, Vec<f32>) {
         let mean: Vec<f32> = (0..N_APPEAR)
             .map(|i| v.iter().map(|s| s.features[i]).sum::<f32>() / v.len() as f32)
@@ -238,8 +341,17 @@ pub fn teach(
             .collect();
         (mean, std)
     };
-    let (front_mean, front_std) = stats(&f);
-    let (back_mean, back_std) = stats(&b);
+    let (front_mean, front_std) = stats(f);
+    let (back_mean, back_std) = stats(b);
+    let front_samples: Vec<f32> = f
+        .iter()
+        .flat_map(|s| {
+            s.features[features::PROFILE..features::PROFILE + features::N_PROFILE].to_vec()
+        })
+        .collect();
+    let front_level = front_samples.iter().sum::<f32>() / front_samples.len().max(1) as f32;
+    let back_shading =
+        profile::fit_back_shading(&b.iter().map(|s| &s.features[..]).collect::<Vec<_>>());
     // The marked stick: the one in the marked picture that looks most like a
     // flat face; then the same place in the front picture.
     let provisional = Taught {
@@ -251,6 +363,8 @@ pub fn teach(
         back_std: back_std.clone(),
         mark_threshold: 0.0,
         mark_margin: 0.0,
+        front_level,
+        back_shading,
     };
     // The marked stick is the one that turned over between the back picture
     // and the marked picture: the stick that changed most at the same place.

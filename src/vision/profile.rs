@@ -2,12 +2,12 @@
 //! versioned TOML file. The empty-mat picture lives beside it as a PNG.
 
 use super::calibrate::Calibration;
-use super::features::N_APPEAR;
+use super::features::{ACROSS, N_APPEAR, N_PROFILE, PROFILE, PROFILE_V};
 use serde::{Deserialize, Serialize};
 
 /// Bump when the meaning of a field changes; older files are refused with a
 /// message to re-run calibrate and teach.
-pub const PROFILE_VERSION: u32 = 1;
+pub const PROFILE_VERSION: u32 = 2;
 
 /// What teaching learned about one stick set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,6 +25,15 @@ pub struct Taught {
     /// half-gap between the marked stick and the most mark-like other one.
     pub mark_threshold: f32,
     pub mark_margin: f32,
+    /// The flat face's brightness against the mat under it (it is even: its
+    /// normal points up, like the mat's).
+    pub front_level: f32,
+    /// The round face's shading across, as fitted on the taught round faces:
+    /// `a + b·cos θ + (cx·nx + cy·ny)·sin θ` at the point θ around the half
+    /// cylinder, for a stick whose across direction is (nx, ny) in the image.
+    /// It carries this station's light (from above: b; from the side: c), so
+    /// a round face can be predicted at any angle it lands at.
+    pub back_shading: [f32; 4],
 }
 
 impl Taught {
@@ -42,6 +51,88 @@ impl Taught {
             })
             .collect()
     }
+}
+
+/// The shading model's terms at one profile sample.
+pub fn shading_terms(v: f32, across: [f32; 2]) -> [f32; 4] {
+    let c = (1.0 - v * v).max(0.0).sqrt();
+    [1.0, c, across[0] * v, across[1] * v]
+}
+
+impl Taught {
+    /// How well a stick's shading across fits a flat face and a round face
+    /// lying where it lies: misfit as flat, as round, and their contrast
+    /// (−1..1, positive when it looks flat); then the same for the shape alone
+    /// (each fitted at its best brightness: a highlight or a darker wood
+    /// changes the level, not the shape).
+    pub fn face_fit(&self, f: &[f32]) -> [f32; N_FIT] {
+        let level = self.front_level.max(1e-3);
+        let across = [f[ACROSS], f[ACROSS + 1]];
+        let p: Vec<f32> = (0..N_PROFILE).map(|k| f[PROFILE + k]).collect();
+        let pb: Vec<f32> = PROFILE_V
+            .iter()
+            .map(|v| {
+                let t = shading_terms(*v, across);
+                t.iter().zip(&self.back_shading).map(|(a, b)| a * b).sum()
+            })
+            .collect();
+        let n = N_PROFILE as f32;
+        let rms = |e: f32| (e / n).sqrt();
+        let ef: f32 = p.iter().map(|x| (x - self.front_level).powi(2)).sum();
+        let eb: f32 = p.iter().zip(&pb).map(|(x, y)| (x - y).powi(2)).sum();
+        let (rf, rb) = (rms(ef) / level, rms(eb) / level);
+        // Shape only: the best scale of each model.
+        let pm = (p.iter().sum::<f32>() / n).max(1e-3);
+        let sf: f32 = p.iter().map(|x| (x - pm).powi(2)).sum();
+        let k = p.iter().zip(&pb).map(|(x, y)| x * y).sum::<f32>()
+            / pb.iter().map(|y| y * y).sum::<f32>().max(1e-6);
+        let sb: f32 = p.iter().zip(&pb).map(|(x, y)| (x - k * y).powi(2)).sum();
+        let (qf, qb) = (rms(sf) / pm, rms(sb) / pm);
+        [
+            rf,
+            rb,
+            (rb - rf) / (rb + rf + 0.01),
+            qf,
+            qb,
+            (qb - qf) / (qb + qf + 0.005),
+            pm / level,
+        ]
+    }
+}
+
+/// Number of shading-fit figures ([`Taught::face_fit`]).
+pub const N_FIT: usize = 7;
+
+/// Fit the round face's shading model to the taught round faces (least
+/// squares; an undetermined side light, all sticks parallel, gets the
+/// smallest terms that fit).
+pub fn fit_back_shading(backs: &[&[f32]]) -> [f32; 4] {
+    use opencv::core::{solve, Mat, DECOMP_SVD};
+    use opencv::prelude::*;
+    let mut rows: Vec<[f32; 4]> = Vec::new();
+    let mut ys: Vec<f32> = Vec::new();
+    for f in backs {
+        let across = [f[ACROSS], f[ACROSS + 1]];
+        for (k, v) in PROFILE_V.iter().enumerate() {
+            rows.push(shading_terms(*v, across));
+            ys.push(f[PROFILE + k]);
+        }
+    }
+    let fit = || -> opencv::Result<[f32; 4]> {
+        let a = Mat::from_slice_2d(&rows)?;
+        let y = Mat::from_slice(&ys)?
+            .reshape(1, ys.len() as i32)?
+            .try_clone()?;
+        let mut x = Mat::default();
+        solve(&a, &y, &mut x, DECOMP_SVD)?;
+        let mut out = [0f32; 4];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = *x.at_2d::<f32>(i as i32, 0)?;
+        }
+        Ok(out)
+    };
+    let mean = ys.iter().sum::<f32>() / ys.len().max(1) as f32;
+    fit().unwrap_or([mean, 0.0, 0.0, 0.0])
 }
 
 /// The profile file.
@@ -77,5 +168,75 @@ impl Profile {
             ));
         }
         toml::from_str(text).map_err(|e| format!("corrupt station profile: {}", e.message()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::features::N_FEATURES;
+
+    /// A feature vector holding only a shading profile across and a direction.
+    fn stick(profile: impl Fn(f32) -> f32, across: [f32; 2]) -> [f32; N_FEATURES] {
+        let mut f = [0f32; N_FEATURES];
+        for (k, v) in PROFILE_V.iter().enumerate() {
+            f[PROFILE + k] = profile(*v);
+        }
+        f[ACROSS] = across[0];
+        f[ACROSS + 1] = across[1];
+        f
+    }
+
+    /// Round faces under an overhead light plus one from image +x.
+    fn round_face(v: f32, across: [f32; 2]) -> f32 {
+        0.4 + 1.6 * (1.0 - v * v).sqrt() + 0.5 * across[0] * v
+    }
+
+    fn taught(backs: &[[f32; N_FEATURES]]) -> Taught {
+        Taught {
+            length_cm: 20.0,
+            width_cm: 4.0,
+            front_mean: vec![0.0; N_APPEAR],
+            back_mean: vec![0.0; N_APPEAR],
+            front_std: vec![0.0; N_APPEAR],
+            back_std: vec![0.0; N_APPEAR],
+            mark_threshold: 0.0,
+            mark_margin: 0.0,
+            front_level: 2.0,
+            back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
+        }
+    }
+
+    const DIRS: [[f32; 2]; 4] = [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8], [-0.8, 0.6]];
+
+    #[test]
+    fn the_round_face_shading_is_recovered_from_the_taught_sticks() {
+        let backs: Vec<_> = DIRS
+            .iter()
+            .map(|d| stick(|v| round_face(v, *d), *d))
+            .collect();
+        let t = taught(&backs);
+        let want = [0.4, 1.6, 0.5, 0.0];
+        for (got, want) in t.back_shading.iter().zip(want) {
+            assert!((got - want).abs() < 1e-3, "{:?}", t.back_shading);
+        }
+    }
+
+    #[test]
+    fn a_flat_face_fits_flat_and_a_round_face_fits_round_at_any_angle() {
+        let backs: Vec<_> = DIRS
+            .iter()
+            .map(|d| stick(|v| round_face(v, *d), *d))
+            .collect();
+        let t = taught(&backs);
+        // A direction the teaching never showed, lit from the side.
+        let d = [-0.96, -0.28];
+        let round = t.face_fit(&stick(|v| round_face(v, d), d));
+        let flat = t.face_fit(&stick(|_| 2.0, d));
+        assert!(round[2] < -0.9, "round face read {round:?}");
+        assert!(flat[2] > 0.9, "flat face read {flat:?}");
+        // Shape alone: a darker flat face is still flat.
+        let dark_flat = t.face_fit(&stick(|_| 1.4, d));
+        assert!(dark_flat[5] > 0.9, "{dark_flat:?}");
     }
 }

@@ -120,7 +120,7 @@ pub fn bridge(mask: &Mat, stick_width_px: f64) -> opencv::Result<Mat> {
 }
 
 /// One stick as found: a rotated rectangle in image pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Found {
     pub center: [f64; 2],
     /// Unit vector along the long axis (image coordinates, y down).

@@ -1,0 +1,96 @@
+//! Stored measurements of generated throws, so the stick model can be retrained
+//! and re-measured without rendering again (rendering is most of the cost).
+//!
+//! `train --dump DIR` and `eval --dump DIR` write one file per look: the look's
+//! calibration, the sticks of its three teach pictures and every throw's found
+//! sticks (each with its resampled patch) with the truth. `train --from-dump`
+//! and `eval --from-dump` read them back and recompute the features from the
+//! patches, so a change to `vision::features` needs no new rendering.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use yutstation::sim::{self, ThrowTruth, TruthFace, TruthPlacement};
+use yutstation::vision::calibrate::Calibration;
+use yutstation::vision::classify::{CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
+use yutstation::vision::{Measured, TeachSet};
+
+/// One generated station and its throws, as measured.
+#[derive(Serialize, Deserialize)]
+pub struct LookDump {
+    pub seed: u64,
+    pub calibration: Calibration,
+    pub teach: TeachSet,
+    pub throws: Vec<ThrowDump>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct ThrowDump {
+    pub truth: ThrowTruth,
+    pub sticks: Vec<Measured>,
+}
+
+impl LookDump {
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join(format!("look-{}.cbor", self.seed));
+        let file =
+            std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?;
+        ciborium::into_writer(self, std::io::BufWriter::new(file))
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Read one dump and recompute every stick's features from its patch.
+    pub fn read(path: &Path) -> Result<LookDump> {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut d: LookDump = ciborium::from_reader(std::io::BufReader::new(file))
+            .with_context(|| format!("{}: not a look dump", path.display()))?;
+        let t = &mut d.teach;
+        for s in t.front.iter_mut().chain(&mut t.back).chain(&mut t.marked) {
+            s.refresh_features();
+        }
+        for th in &mut d.throws {
+            for s in &mut th.sticks {
+                s.refresh_features();
+            }
+        }
+        Ok(d)
+    }
+}
+
+/// Every dump file in these folders, in name order.
+pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+            let p = e?.path();
+            if p.extension().is_some_and(|x| x == "cbor") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The model class of a found stick: that of the nearest true stick when it
+/// is this one (within 0.3 of a stick length), `None` for a stick off the mat
+/// or a found blob that is no stick.
+pub fn label(truth: &ThrowTruth, s: &Measured) -> Option<i32> {
+    let dist = |t: &sim::StickTruth| {
+        (t.center_px[0] - s.found.center[0]).hypot(t.center_px[1] - s.found.center[1])
+    };
+    let ts = truth
+        .sticks
+        .iter()
+        .min_by(|x, y| dist(x).total_cmp(&dist(y)))?;
+    if dist(ts) > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
+        return None;
+    }
+    Some(match ts.face {
+        TruthFace::Front => CLASS_FRONT,
+        TruthFace::Back => CLASS_BACK,
+        TruthFace::Ambiguous => CLASS_NEITHER,
+    })
+}
