@@ -28,6 +28,13 @@ fn empty_of(look: &Look) -> Mat {
     sim::render(look, &scene).to_bgr_mat().unwrap()
 }
 
+/// One of the three teach pictures (`front`, `back`, `marked`) of a look.
+fn teach_picture(look: &Look, which: &str) -> Mat {
+    sim::render(look, &sim::teach_scene(look, which))
+        .to_bgr_mat()
+        .unwrap()
+}
+
 fn spec(look: &Look) -> MatSpec {
     look.mat_arg().parse().unwrap()
 }
@@ -71,11 +78,7 @@ fn looks() -> Vec<Look> {
 fn try_station(look: &Look) -> Result<Detector, String> {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).map_err(|e| e.to_string())?;
-    let teach = |w: &str| {
-        sim::render(look, &sim::teach_scene(look, w))
-            .to_bgr_mat()
-            .unwrap()
-    };
+    let teach = |w: &str| teach_picture(look, w);
     let taught = vision::teach(
         &cal,
         &empty,
@@ -187,11 +190,7 @@ fn teaching_refuses_a_picture_without_four_sticks() {
     let look = &looks()[0];
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
-    let teach = |w: &str| {
-        sim::render(look, &sim::teach_scene(look, w))
-            .to_bgr_mat()
-            .unwrap()
-    };
+    let teach = |w: &str| teach_picture(look, w);
     let r = vision::teach(&cal, &empty, &empty, &teach("back"), &teach("marked"));
     assert!(
         matches!(r, Err(vision::TeachError::StickCount("front", 0))),
@@ -264,11 +263,7 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
     let look = &looks()[0];
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
-    let teach = |w: &str| {
-        sim::render(look, &sim::teach_scene(look, w))
-            .to_bgr_mat()
-            .unwrap()
-    };
+    let teach = |w: &str| teach_picture(look, w);
     let set = vision::teach_measure(
         &cal,
         &empty,

@@ -31,6 +31,16 @@ pub struct ThrowDump {
 }
 
 impl LookDump {
+    /// A dump of a generated station, to be filled with its throws.
+    pub fn new(seed: u64, calibration: &Calibration, teach: TeachSet) -> LookDump {
+        LookDump {
+            seed,
+            calibration: calibration.clone(),
+            teach,
+            throws: Vec::new(),
+        }
+    }
+
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(format!("look-{}.cbor", self.seed));

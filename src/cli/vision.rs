@@ -656,12 +656,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                 continue;
             }
         };
-        let mut dump = lab::LookDump {
-            seed,
-            calibration: det.calibration.clone(),
-            teach,
-            throws: Vec::new(),
-        };
+        let mut dump = lab::LookDump::new(seed, &det.calibration, teach);
         let st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
@@ -1049,12 +1044,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
                     continue;
                 }
             };
-            let mut dump = lab::LookDump {
-                seed,
-                calibration: det.calibration.clone(),
-                teach,
-                throws: Vec::new(),
-            };
+            let mut dump = lab::LookDump::new(seed, &det.calibration, teach);
             for k in 0..a.throws_per_look {
                 // Every other throw a chosen hard case, so the rare "neither"
                 // sticks (on edge, leaning) are well represented.
