@@ -72,6 +72,8 @@ pub struct Station {
     frames: Option<SyncSender<Input>>,
     /// Tells the capture thread to stop.
     stopping: Arc<std::sync::atomic::AtomicBool>,
+    /// Each capture thread's end (its sender drops when it returns).
+    capture_ended: Vec<std::sync::mpsc::Receiver<()>>,
     clock: Clock,
     asks: Option<mpsc::Sender<Ask>>,
 }
@@ -201,6 +203,7 @@ impl Station {
             threads,
             frames: Some(frames_tx),
             stopping,
+            capture_ended: Vec::new(),
             clock: opts.clock,
             asks: Some(asks_tx),
         })
@@ -225,10 +228,15 @@ impl Station {
         let _ = core_tx.send(CoreMsg::Seen(Seen::Status("camera ok")));
         eprintln!("yutstation: frames from {what}");
         // Not joined at stop: a device read may block; the thread ends at its next
-        // frame (it sees `stopping`) or with the process.
+        // frame (it sees `stopping`) or with the process. `stop` waits a moment
+        // for it, so a source still decoding or rendering with OpenCV does not
+        // meet OpenCV's teardown at exit.
+        let (ended_tx, ended_rx) = std::sync::mpsc::channel::<()>();
+        self.capture_ended.push(ended_rx);
         std::thread::Builder::new()
             .name("capture".into())
             .spawn(move || loop {
+                let _ended = &ended_tx;
                 if stopping.load(std::sync::atomic::Ordering::SeqCst) {
                     return;
                 }
@@ -270,6 +278,9 @@ impl Station {
         self.asks = None;
         for t in self.threads.drain(..) {
             let _ = t.join();
+        }
+        for ended in self.capture_ended.drain(..) {
+            let _ = ended.recv_timeout(std::time::Duration::from_secs(3));
         }
     }
 }
