@@ -94,8 +94,9 @@ pub const MIN_CONF: f64 = 0.2;
 const LINE_MARGIN_CM: f64 = 3.0;
 
 /// The calling thresholds: how sure each reading must be before the station
-/// calls a throw instead of referring it. Chosen on training looks with
-/// `yutstation eval --look-base ... --sweep` (see `models/README.md`).
+/// calls a throw instead of referring it. Chosen on stored training-range
+/// looks the model never saw with `yutstation eval --from-dump DIR --sweep`
+/// (see `models/README.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Thresholds {
     /// A lone stick's face is called at this probability or above.
