@@ -754,6 +754,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         let Ok(taught) = d.teach.learn() else {
             continue;
         };
+        let mut look_probs = Vec::new();
         for (k, t) in d.throws.iter().enumerate() {
             let probs = t
                 .sticks
@@ -761,16 +762,6 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                 .map(|s| classifier.probs(&taught, &s.features))
                 .collect::<opencv::Result<Vec<_>>>()?;
             let v = vision::judge(&d.calibration, &taught, &t.sticks, &probs);
-            if a.sweep {
-                judged.push((
-                    d.calibration.clone(),
-                    taught.clone(),
-                    t.sticks.clone(),
-                    probs.clone(),
-                    t.truth.result,
-                    t.truth.ambiguous,
-                ));
-            }
             for (s, r) in t.sticks.iter().zip(&v.sticks) {
                 if let Some(l) = lab::label(&t.truth, s) {
                     let col = match r.face {
@@ -799,6 +790,14 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     v.reasons
                 );
             }
+            look_probs.push(probs);
+        }
+        if a.sweep {
+            judged.push(Judged {
+                look: d,
+                taught,
+                probs: look_probs,
+            });
         }
     }
     tally.print(&format!("stored: {} looks", files.len()));
@@ -814,53 +813,68 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     Ok(())
 }
 
-type Judged = (
-    Calibration,
-    vision::profile::Taught,
-    Vec<vision::Measured>,
-    Vec<classify::FaceProbs>,
-    ThrowResult,
-    bool,
-);
+/// One stored look with what the model read on each of its throws.
+struct Judged {
+    look: lab::LookDump,
+    taught: vision::profile::Taught,
+    probs: Vec<Vec<classify::FaceProbs>>,
+}
+
+/// The threshold sets `eval --sweep` tries.
+fn threshold_grid() -> impl Iterator<Item = vision::Thresholds> {
+    let mut grid = Vec::new();
+    for face_call in [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] {
+        for face_call_shared in [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99] {
+            for neither_max in [0.15, 0.25, 0.35, 0.5] {
+                for mark_need in [0.8, 0.9, 0.95] {
+                    for min_conf in [0.2, 0.35, 0.5] {
+                        grid.push(vision::Thresholds {
+                            face_call,
+                            face_call_shared,
+                            neither_max,
+                            mark_need,
+                            min_conf,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    grid.into_iter()
+}
+
+/// Stored throws judged under `th`: clear ones called right, silent errors,
+/// ambiguous ones referred.
+fn count_calls(judged: &[Judged], th: &vision::Thresholds) -> (usize, usize, usize) {
+    let (mut right, mut silent, mut referred) = (0, 0, 0);
+    for j in judged {
+        for (t, probs) in j.look.throws.iter().zip(&j.probs) {
+            let v = vision::judge_with(&j.look.calibration, &j.taught, &t.sticks, probs, th);
+            let amb = t.truth.ambiguous;
+            match v.result {
+                Some(r) if r != t.truth.result => silent += 1,
+                Some(_) if !amb => right += 1,
+                None if amb => referred += 1,
+                _ => {}
+            }
+        }
+    }
+    (right, silent, referred)
+}
 
 /// Judge stored throws under a grid of thresholds; print, for each number of
 /// silent errors, the set that calls the most clear throws right.
 fn sweep(judged: &[Judged]) {
     let mut best: std::collections::BTreeMap<usize, (usize, usize, vision::Thresholds)> =
         Default::default();
-    let (clear, ambiguous) = (
-        judged.iter().filter(|j| !j.5).count(),
-        judged.iter().filter(|j| j.5).count(),
-    );
-    for face_call in [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] {
-        for face_call_shared in [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99] {
-            for neither_max in [0.15, 0.25, 0.35, 0.5] {
-                for mark_need in [0.8, 0.9, 0.95] {
-                    for min_conf in [0.2, 0.35, 0.5] {
-                        let th = vision::Thresholds {
-                            face_call,
-                            face_call_shared,
-                            neither_max,
-                            mark_need,
-                            min_conf,
-                        };
-                        let (mut right, mut silent, mut referred) = (0, 0, 0);
-                        for (cal, taught, m, probs, truth, amb) in judged {
-                            let v = vision::judge_with(cal, taught, m, probs, &th);
-                            match v.result {
-                                Some(r) if r != *truth => silent += 1,
-                                Some(_) if !amb => right += 1,
-                                None if *amb => referred += 1,
-                                _ => {}
-                            }
-                        }
-                        let e = best.entry(silent).or_insert((0, 0, th));
-                        if right > e.0 {
-                            *e = (right, referred, th);
-                        }
-                    }
-                }
-            }
+    let throws = || judged.iter().flat_map(|j| j.look.throws.iter());
+    let ambiguous = throws().filter(|t| t.truth.ambiguous).count();
+    let clear = throws().count() - ambiguous;
+    for th in threshold_grid() {
+        let (right, silent, referred) = count_calls(judged, &th);
+        let e = best.entry(silent).or_insert((0, 0, th));
+        if right > e.0 {
+            *e = (right, referred, th);
         }
     }
     println!("sweep: best thresholds per silent-error count ({clear} clear, {ambiguous} ambiguous throws)");
@@ -1053,7 +1067,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
                 let (scene, truth) =
                     sim::throw_scene(&look, a.seed ^ (k as u64 * 104_729 + 7), case);
                 let img = to_mat(&sim::render(&look, &scene))?;
-                let (sticks, _) = det.read(&img)?;
+                let sticks = det.measure(&img)?;
                 let t = lab::ThrowDump { truth, sticks };
                 add_look(li - a.first_look, &det.taught, &t);
                 dump.throws.push(t);

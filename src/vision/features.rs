@@ -247,8 +247,9 @@ pub fn features(patch: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATUR
     let mut sorted = inner.clone();
     sorted.sort_by(f32::total_cmp);
     let med = sorted[sorted.len() / 2].max(1.0);
-    f[12] = inner.iter().filter(|v| **v < 0.72 * med).count() as f32 / inner.len() as f32;
-    f[13] = (med - sorted[sorted.len() / 100]) / med;
+    f[MARK_FRACTION] =
+        inner.iter().filter(|v| **v < 0.72 * med).count() as f32 / inner.len() as f32;
+    f[MARK_DEPTH] = (med - sorted[sorted.len() / 100]) / med;
     // The stick as it shows across the patch, not the found blob: a hard
     // shadow in the blob moves its centre towards the shadow, and the taught
     // width includes shadows.

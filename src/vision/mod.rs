@@ -144,16 +144,21 @@ impl Detector {
         Ok(judge(&self.calibration, &self.taught, &m, &probs))
     }
 
-    /// Find the sticks of one still frame and read their faces (the verdict
-    /// is `judge` of these).
-    pub fn read(&self, frame: &Mat) -> opencv::Result<(Vec<Measured>, Vec<classify::FaceProbs>)> {
-        let m = measure(
+    /// Find the sticks of one still frame and measure them at the taught size.
+    pub fn measure(&self, frame: &Mat) -> opencv::Result<Vec<Measured>> {
+        measure(
             &self.calibration,
             &self.reference,
             &self.empty,
             frame,
             (self.taught.length_cm, self.taught.width_cm),
-        )?;
+        )
+    }
+
+    /// Find the sticks of one still frame and read their faces (the verdict
+    /// is `judge` of these).
+    pub fn read(&self, frame: &Mat) -> opencv::Result<(Vec<Measured>, Vec<classify::FaceProbs>)> {
+        let m = self.measure(frame)?;
         let probs = m
             .iter()
             .map(|s| self.classifier.probs(&self.taught, &s.features))

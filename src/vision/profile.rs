@@ -102,6 +102,8 @@ impl Taught {
 
 /// Number of shading-fit figures ([`Taught::face_fit`]).
 pub const N_FIT: usize = 7;
+/// Index of the flat-against-round contrast among them (positive: flat).
+pub const FIT_CONTRAST: usize = 2;
 
 /// Fit the round face's shading model to the taught round faces (least
 /// squares; an undetermined side light, all sticks parallel, gets the

@@ -6,7 +6,7 @@ use super::calibrate::Calibration;
 use super::classify::FaceProbs;
 use super::features::N_APPEAR;
 use super::mark_score;
-use super::profile::Taught;
+use super::profile::{Taught, FIT_CONTRAST};
 use super::Measured;
 use crate::rules::yut::ThrowResult;
 use serde::{Deserialize, Serialize};
@@ -188,8 +188,8 @@ pub fn judge_with(
         // A stick touching another: its shading across must also agree with
         // the face the forest reads (the forest alone made silent errors on
         // such sticks: part of what it sees is the other stick).
-        let disagrees =
-            s.found.shared && (taught.face_fit(&s.features)[2] > 0.0) != (p.front > p.back);
+        let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
+        let disagrees = s.found.shared && looks_flat() != (p.front > p.back);
         let face = if p.neither >= th.neither_max || best < call || disagrees {
             Face::Unsure
         } else if p.front > p.back {
