@@ -60,16 +60,20 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
     assert!(line(&stored, "true front").contains("read front"));
 
     let model = dir.path().join("model.yml");
-    let trained = yutstation(&[
-        "train",
-        "--from-dump",
-        d,
-        "--out",
-        model.to_str().unwrap(),
-        "--trees",
-        "5",
-    ]);
+    let train = |net: &[&str]| {
+        let mut args = vec!["train", "--from-dump", d, "--out", model.to_str().unwrap()];
+        args.extend(["--trees", "5"]);
+        args.extend(net);
+        yutstation(&args)
+    };
+    let trained = train(&["--net-iterations", "30"]);
     assert!(trained.contains("trained on"), "{trained}");
+    // The picture net is written beside the forest and read with it.
+    let net = dir.path().join("model-net.yml");
+    assert!(net.exists(), "{trained}");
     let again = yutstation(&["eval", "--from-dump", d, "--model", model.to_str().unwrap()]);
     assert!(again.contains("stored: 1 looks"), "{again}");
+    // A forest alone: the old net must not be read with a new forest.
+    let alone = train(&["--net-hidden", "0"]);
+    assert!(!net.exists(), "{alone}");
 }

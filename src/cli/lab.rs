@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use yutstation::sim::{self, ThrowTruth, TruthFace, TruthPlacement};
 use yutstation::vision::calibrate::Calibration;
 use yutstation::vision::classify::{CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
-use yutstation::vision::{Measured, TeachSet};
+use yutstation::vision::{refresh_all, Measured, TeachSet};
 
 /// One generated station and its throws, as measured.
 #[derive(Serialize, Deserialize)]
@@ -57,13 +57,11 @@ impl LookDump {
         let mut d: LookDump = ciborium::from_reader(std::io::BufReader::new(file))
             .with_context(|| format!("{}: not a look dump", path.display()))?;
         let t = &mut d.teach;
-        for s in t.front.iter_mut().chain(&mut t.back).chain(&mut t.marked) {
-            s.refresh_features();
+        for pic in [&mut t.front, &mut t.back, &mut t.marked] {
+            refresh_all(pic);
         }
         for th in &mut d.throws {
-            for s in &mut th.sticks {
-                s.refresh_features();
-            }
+            refresh_all(&mut th.sticks);
         }
         Ok(d)
     }

@@ -155,6 +155,34 @@ pub struct EvalArgs {
     /// seconds. Figures to report come from a rendering run.
     #[arg(long, num_args = 1..)]
     from_dump: Vec<PathBuf>,
+    /// Diagnosis: move every found stick to the true pose of the nearest true
+    /// stick before reading it, so the figures show the face reader alone
+    /// (the finder's placement errors taken out).
+    #[arg(long)]
+    true_placement: bool,
+    /// With `--from-dump`: judge under these calling bars instead of the
+    /// shipped ones: FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_NEED,MIN_CONF,CROSSED
+    /// (as `--sweep` prints them).
+    #[arg(long, value_parser = parse_bars)]
+    bars: Option<vision::Thresholds>,
+}
+
+fn parse_bars(s: &str) -> Result<vision::Thresholds, String> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>().map_err(|e| format!("{x:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let [face_call, face_call_shared, neither_max, mark_need, min_conf, crossed] = v[..] else {
+        return Err(format!("six numbers, not {}", v.len()));
+    };
+    Ok(vision::Thresholds {
+        face_call,
+        face_call_shared,
+        neither_max,
+        mark_need,
+        min_conf,
+        crossed,
+    })
 }
 
 #[derive(Args)]
@@ -163,13 +191,19 @@ pub struct TrainArgs {
     seed: u64,
     #[arg(long, default_value = DEFAULT_MODEL)]
     out: PathBuf,
-    /// Training looks (seeds below the held-out range).
-    #[arg(long, default_value_t = 60)]
+    /// Training looks (seeds below the held-out range; the validation looks
+    /// are skipped, see `--validation`).
+    #[arg(long, default_value_t = 280)]
     looks: usize,
     /// Index of the first training look (to split the rendering over
     /// processes, each with its own `--dump`).
     #[arg(long, default_value_t = 0)]
     first_look: usize,
+    /// Render the validation looks instead (never trained on; the calling
+    /// bars are chosen on them with `eval --from-dump --sweep`); use with
+    /// `--dump-only`.
+    #[arg(long)]
+    validation: bool,
     #[arg(long, default_value_t = 24)]
     throws_per_look: usize,
     #[arg(long, default_value_t = 1280)]
@@ -191,6 +225,13 @@ pub struct TrainArgs {
     /// Their greatest depth.
     #[arg(long, default_value_t = 12)]
     depth: i32,
+    /// Hidden units of the picture net trained beside the forest (written
+    /// next to it as NAME-net.yml); 0 trains the forest alone.
+    #[arg(long, default_value_t = 40)]
+    net_hidden: i32,
+    /// Training iterations (RPROP) of the picture net.
+    #[arg(long, default_value_t = 400)]
+    net_iterations: i32,
 }
 
 #[derive(Args)]
@@ -541,10 +582,46 @@ struct Tally {
     silent: usize,
     total: usize,
     ms: Vec<f64>,
+    /// Per generated hard case: how its clear throws went (photo sets have none).
+    by_case: std::collections::BTreeMap<String, CaseTally>,
+}
+
+/// How the clear throws of one hard case went, with why the referred ones were.
+#[derive(Default)]
+struct CaseTally {
+    clear: usize,
+    right: usize,
+    referred: usize,
+    reasons: std::collections::BTreeMap<String, usize>,
 }
 
 impl Tally {
     fn add(&mut self, truth_result: ThrowResult, ambiguous: bool, v: &Verdict, ms: f64) -> bool {
+        self.add_case(None, truth_result, ambiguous, v, ms)
+    }
+
+    fn add_case(
+        &mut self,
+        case: Option<sim::HardCase>,
+        truth_result: ThrowResult,
+        ambiguous: bool,
+        v: &Verdict,
+        ms: f64,
+    ) -> bool {
+        if let (Some(case), false) = (case, ambiguous) {
+            let c = self.by_case.entry(format!("{case:?}")).or_default();
+            c.clear += 1;
+            match v.result {
+                Some(r) if r == truth_result => c.right += 1,
+                None => {
+                    c.referred += 1;
+                    for r in &v.reasons {
+                        *c.reasons.entry(format!("{r:?}")).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
         self.total += 1;
         self.ms.push(ms);
         let mut ok = true;
@@ -616,6 +693,21 @@ impl Tally {
             q(0.95),
             q(1.0)
         );
+        if !self.by_case.is_empty() {
+            println!(
+                "  clear throws by hard case (called right / clear; referred, with their reasons):"
+            );
+        }
+        for (case, c) in &self.by_case {
+            println!(
+                "    {case:9} {:6.2}% ({}/{}; {} referred: {:?})",
+                pct(c.right, c.clear),
+                c.right,
+                c.clear,
+                c.referred,
+                c.reasons
+            );
+        }
     }
 }
 
@@ -663,10 +755,18 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             let (scene, truth) = sim::throw_scene(&st.look, k as u64 * 7919 + 13, None);
             let img = to_mat(&sim::render(&st.look, &scene))?;
             let t = Instant::now();
-            let (sticks, probs) = st.det.read(&img)?;
+            let (sticks, probs) = if a.true_placement {
+                let sticks = st
+                    .det
+                    .measure_placed(&img, &|s| place_at_truth(s, &truth))?;
+                let probs = st.det.probs(&sticks)?;
+                (sticks, probs)
+            } else {
+                st.det.read(&img)?
+            };
             let v = vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
-            let ok = tally.add(truth.result, truth.ambiguous, &v, ms);
+            let ok = tally.add_case(Some(truth.case), truth.result, truth.ambiguous, &v, ms);
             if !ok && a.verbose {
                 say(&bar, format!(
                     "look {seed} throw {k} ({:?}): truth {} ambiguous {} → {} best {} reasons {:?} faces {:?} truth faces {:?}",
@@ -740,6 +840,24 @@ fn run_eval(a: EvalArgs) -> Result<()> {
     Ok(())
 }
 
+/// Move a found stick to the pose of the nearest true stick (`--true-placement`).
+fn place_at_truth(s: &mut vision::sticks::Found, truth: &sim::ThrowTruth) {
+    let dist =
+        |t: &&sim::StickTruth| (t.center_px[0] - s.center[0]).hypot(t.center_px[1] - s.center[1]);
+    if let Some(t) = truth
+        .sticks
+        .iter()
+        .min_by(|a, b| dist(a).total_cmp(&dist(b)))
+    {
+        if dist(&t) < s.length * 0.5 {
+            let a = t.angle_deg.to_radians();
+            s.center = t.center_px;
+            // Counter-clockwise as viewed, image y down.
+            s.dir = [a.cos(), -a.sin()];
+        }
+    }
+}
+
 /// `eval --from-dump`: the same figures from stored looks, plus the per-stick
 /// reading against the truth (features recomputed, no rendering).
 fn eval_dumps(a: &EvalArgs) -> Result<()> {
@@ -747,6 +865,12 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let mut tally = Tally::default();
     // Per true class (front, back, neither): read front, back, unsure.
     let mut sticks_read = [[0usize; 3]; 3];
+    // Flat and round sticks by the model's probability of their true face,
+    // lone and sharing a blob: under 0.5, 0.7, 0.85, 0.95, and above.
+    let mut right_prob = [[0usize; 5]; 2];
+    // How far the finder placed each stick from the truth: offset across (in
+    // nominal widths) and angle (degrees), lone and shared.
+    let mut placement: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
     for f in &files {
@@ -755,15 +879,43 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             continue;
         };
         let mut look_probs = Vec::new();
+        let (clear_before, right_before) = (tally.clear, tally.clear_right);
         for (k, t) in d.throws.iter().enumerate() {
             let probs = t
                 .sticks
                 .iter()
                 .map(|s| classifier.probs(&taught, &s.features))
                 .collect::<opencv::Result<Vec<_>>>()?;
-            let v = vision::judge(&d.calibration, &taught, &t.sticks, &probs);
-            for (s, r) in t.sticks.iter().zip(&v.sticks) {
+            let v = vision::judge_with(
+                &d.calibration,
+                &taught,
+                &t.sticks,
+                &probs,
+                &a.bars.unwrap_or_default(),
+            );
+            for ((s, r), p) in t.sticks.iter().zip(&v.sticks).zip(&probs) {
                 if let Some(l) = lab::label(&t.truth, s) {
+                    if let Some(ts) = t.truth.sticks.iter().min_by(|a, b| {
+                        let d = |x: &sim::StickTruth| {
+                            (x.center_px[0] - s.found.center[0])
+                                .hypot(x.center_px[1] - s.found.center[1])
+                        };
+                        d(a).total_cmp(&d(b))
+                    }) {
+                        let (dx, dy) = (
+                            ts.center_px[0] - s.found.center[0],
+                            ts.center_px[1] - s.found.center[1],
+                        );
+                        let across =
+                            (-dx * s.found.dir[1] + dy * s.found.dir[0]).abs() / s.nominal.1;
+                        let da = (r.angle_deg - ts.angle_deg).rem_euclid(180.0);
+                        placement[usize::from(s.found.shared)].push((across, da.min(180.0 - da)));
+                    }
+                    if l != CLASS_NEITHER {
+                        let pr = if l == CLASS_FRONT { p.front } else { p.back };
+                        let bin = [0.5, 0.7, 0.85, 0.95].iter().filter(|b| pr >= **b).count();
+                        right_prob[usize::from(s.found.shared)][bin] += 1;
+                    }
                     let col = match r.face {
                         vision::Face::Front => 0,
                         vision::Face::Back => 1,
@@ -779,7 +931,13 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     }
                 }
             }
-            let ok = tally.add(t.truth.result, t.truth.ambiguous, &v, 0.0);
+            let ok = tally.add_case(
+                Some(t.truth.case),
+                t.truth.result,
+                t.truth.ambiguous,
+                &v,
+                0.0,
+            );
             if !ok && a.verbose {
                 println!(
                     "look {} throw {k} ({:?}): truth {} → {} reasons {:?}",
@@ -791,6 +949,14 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                 );
             }
             look_probs.push(probs);
+        }
+        if a.verbose {
+            println!(
+                "look {}: clear throws called right {}/{}",
+                d.seed,
+                tally.clear_right - right_before,
+                tally.clear - clear_before
+            );
         }
         if a.sweep {
             judged.push(Judged {
@@ -805,6 +971,29 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         println!(
             "  true {name:7} sticks read front {:5}  back {:5}  unsure {:5}",
             row[0], row[1], row[2]
+        );
+    }
+    for (name, v) in ["lone", "shared"].iter().zip(&mut placement) {
+        let q = |v: &mut Vec<f64>, f: f64| {
+            v.sort_by(f64::total_cmp);
+            v.get(((v.len() as f64 - 1.0) * f).round() as usize)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        let mut across: Vec<f64> = v.iter().map(|p| p.0).collect();
+        let mut angle: Vec<f64> = v.iter().map(|p| p.1).collect();
+        println!(
+            "  {name:6} sticks placed off the truth: across median {:.2} / p90 {:.2} widths, angle median {:.1}° / p90 {:.1}°",
+            q(&mut across, 0.5),
+            q(&mut across, 0.9),
+            q(&mut angle, 0.5),
+            q(&mut angle, 0.9)
+        );
+    }
+    for (name, row) in ["lone", "shared"].iter().zip(right_prob) {
+        println!(
+            "  {name:6} sticks by probability of their true face: <0.5 {:5}  0.5-0.7 {:5}  0.7-0.85 {:5}  0.85-0.95 {:5}  >=0.95 {:5}",
+            row[0], row[1], row[2], row[3], row[4]
         );
     }
     if a.sweep {
@@ -827,14 +1016,17 @@ fn threshold_grid() -> impl Iterator<Item = vision::Thresholds> {
         for face_call_shared in [0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99] {
             for neither_max in [0.15, 0.25, 0.35, 0.5] {
                 for mark_need in [0.8, 0.9, 0.95] {
-                    for min_conf in [0.2, 0.35, 0.5] {
-                        grid.push(vision::Thresholds {
-                            face_call,
-                            face_call_shared,
-                            neither_max,
-                            mark_need,
-                            min_conf,
-                        });
+                    for min_conf in [0.2, 0.35] {
+                        for crossed in [-1.0, 0.03, 0.15, 2.0] {
+                            grid.push(vision::Thresholds {
+                                face_call,
+                                face_call_shared,
+                                neither_max,
+                                mark_need,
+                                min_conf,
+                                crossed,
+                            });
+                        }
                     }
                 }
             }
@@ -1014,14 +1206,29 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
     Ok(())
 }
 
+/// Look indices (of the training seed) kept for choosing the calling bars:
+/// never trained on.
+const VALIDATION_LOOKS: std::ops::Range<usize> = 140..200;
+
+/// The look index of the `i`-th training look: the validation looks skipped.
+fn training_look_index(i: usize) -> usize {
+    if i < VALIDATION_LOOKS.start {
+        i
+    } else {
+        i + VALIDATION_LOOKS.len()
+    }
+}
+
 fn run_train(a: TrainArgs) -> Result<()> {
     let mut inputs: Vec<Vec<f32>> = Vec::new();
+    let mut net_inputs: Vec<Vec<f32>> = Vec::new();
     let mut labels: Vec<i32> = Vec::new();
     let mut look_of: Vec<usize> = Vec::new();
     let mut add_look = |li: usize, taught: &vision::profile::Taught, d: &lab::ThrowDump| {
         for s in &d.sticks {
             if let Some(label) = lab::label(&d.truth, s) {
                 inputs.push(classify::model_input(taught, &s.features));
+                net_inputs.push(classify::net_input(taught, &s.features, false));
                 labels.push(label);
                 look_of.push(li);
             }
@@ -1048,7 +1255,12 @@ fn run_train(a: TrainArgs) -> Result<()> {
             "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
         )?);
         for li in a.first_look..a.first_look + a.looks {
-            let seed = a.seed.wrapping_mul(100_003).wrapping_add(li as u64) % HELD_OUT_LOOK_BASE;
+            let index = if a.validation {
+                VALIDATION_LOOKS.start + li
+            } else {
+                training_look_index(li)
+            };
+            let seed = a.seed.wrapping_mul(100_003).wrapping_add(index as u64) % HELD_OUT_LOOK_BASE;
             let look = Look::random(seed, a.width, a.height);
             let (det, teach) = match simulated_station(&look, Classifier::Taught) {
                 Ok(s) => s,
@@ -1097,35 +1309,62 @@ fn run_train(a: TrainArgs) -> Result<()> {
         )
     };
     let (ti, tl) = pick(&tr);
-    let (vi, vl) = pick(&va);
     let (trees, depth) = (a.trees, a.depth);
-    if !vi.is_empty() && !ti.is_empty() {
-        let m = classify::train_forest(&ti, &tl, trees, depth)?;
-        let cls = Classifier::Forest(m);
-        let mut right = 0;
-        for (x, y) in vi.iter().zip(&vl) {
-            if let Classifier::Forest(m) = &cls {
-                let sample = Mat::from_slice(x)?.try_clone()?;
-                let p = m.predict(&sample, &mut Mat::default(), 0)?;
-                if p as i32 == *y {
-                    right += 1;
-                }
-            }
+    // The net learns from each stick both ways round (a stick found with the
+    // opposite direction is the same stick).
+    let both_ways = |idx: &[usize]| -> (Vec<Vec<f32>>, Vec<i32>) {
+        let mut x = Vec::new();
+        let mut y = Vec::new();
+        for &i in idx {
+            let v = &net_inputs[i];
+            let head = v.len() - vision::features::N_PICTURE;
+            let mut turned = v[..head].to_vec();
+            turned.extend(vision::features::picture_turned(&v[head..]));
+            x.push(v.clone());
+            x.push(turned);
+            y.extend([labels[i], labels[i]]);
         }
-        println!(
-            "validation (looks {}..{}): {}/{} sticks = {:.2}% right",
-            cut,
-            n_looks,
-            right,
-            vi.len(),
-            100.0 * right as f64 / vi.len() as f64
-        );
+        (x, y)
+    };
+    let train_net = |idx: &[usize]| -> Result<Option<opencv::core::Ptr<opencv::ml::ANN_MLP>>> {
+        if a.net_hidden <= 0 {
+            return Ok(None);
+        }
+        let (x, y) = both_ways(idx);
+        Ok(Some(classify::train_net(
+            &x,
+            &y,
+            a.net_hidden,
+            a.net_iterations,
+            4,
+        )?))
+    };
+    if !va.is_empty() && !ti.is_empty() {
+        let m = classify::train_forest(&ti, &tl, trees, depth)?;
+        let cls = match train_net(&tr)? {
+            Some(n) => Classifier::Ensemble(m, n),
+            None => Classifier::Forest(m),
+        };
+        validate(&cls, &va, &inputs, &net_inputs, &labels)?;
     }
     let m = classify::train_forest(&inputs, &labels, trees, depth)?;
     if let Some(parent) = a.out.parent() {
         std::fs::create_dir_all(parent)?;
     }
     m.save(&a.out.to_string_lossy())?;
+    let net_file = classify::net_path(&a.out.to_string_lossy());
+    let all: Vec<usize> = (0..inputs.len()).collect();
+    match train_net(&all)? {
+        Some(n) => {
+            n.save(&net_file)?;
+            println!("wrote the picture net {net_file}");
+        }
+        None if Path::new(&net_file).exists() => {
+            std::fs::remove_file(&net_file)?;
+            println!("removed the picture net {net_file} (forest alone)");
+        }
+        None => {}
+    }
     let counts = [CLASS_FRONT, CLASS_BACK, CLASS_NEITHER]
         .map(|c| labels.iter().filter(|l| **l == c).count());
     println!(
@@ -1137,6 +1376,51 @@ fn run_train(a: TrainArgs) -> Result<()> {
         n_looks,
         a.out.display()
     );
+    Ok(())
+}
+
+/// Per-stick figures of a classifier on held-back training sticks: right by
+/// the most likely class, and at the station's calling bar (lone sticks):
+/// called right, called wrong, unsure.
+fn validate(
+    cls: &Classifier,
+    idx: &[usize],
+    inputs: &[Vec<f32>],
+    net_inputs: &[Vec<f32>],
+    labels: &[i32],
+) -> Result<()> {
+    // Per reader (forest, net, both averaged): right by the most likely
+    // class; called right and called wrong at the lone stick's calling bar.
+    let mut figures = [[0usize; 3]; 3];
+    let mut has_net = false;
+    for &i in idx {
+        let (f, n) = cls.parts_of_inputs(&inputs[i], &net_inputs[i])?;
+        has_net = n.is_some();
+        let both = n.map(|n| [0, 1, 2].map(|c| (f[c] + n[c]) / 2.0));
+        for (k, p) in [Some(f), n, both].into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            let best = (0..3).max_by(|a, b| p[*a].total_cmp(&p[*b])).unwrap_or(0) as i32;
+            figures[k][0] += usize::from(best == labels[i]);
+            let th = vision::Thresholds::default();
+            if p[2] < th.neither_max && p[0].max(p[1]) >= th.face_call {
+                let read = if p[0] > p[1] { CLASS_FRONT } else { CLASS_BACK };
+                figures[k][if read == labels[i] { 1 } else { 2 }] += 1;
+            }
+        }
+    }
+    let n = idx.len().max(1) as f64;
+    for (name, f) in ["forest", "net", "forest and net"].iter().zip(figures) {
+        if *name != "forest" && !has_net {
+            continue;
+        }
+        println!(
+            "validation, {name:14} ({} sticks, last fifth of the looks): {:.2}% right; at the calling bar {:.2}% called right, {} called wrong",
+            idx.len(),
+            100.0 * f[0] as f64 / n,
+            100.0 * f[1] as f64 / n,
+            f[2]
+        );
+    }
     Ok(())
 }
 

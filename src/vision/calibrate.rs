@@ -420,6 +420,28 @@ fn best_k(cost: impl Fn(f64) -> f64) -> f64 {
     (a + b) / 2.0
 }
 
+/// Whether four corners (in order around) can be a square mat seen from a
+/// camera tilted at most about 15°: every corner near a right angle and
+/// opposite sides of similar length. A mat whose lit half was taken for floor
+/// gives a clean but wrong quadrilateral (a station calibrated on it called
+/// every throw 낙, confidently).
+fn square_seen_from_above(c: &[[f64; 2]; 4]) -> bool {
+    let side = |i: usize| {
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        [b[0] - a[0], b[1] - a[1]]
+    };
+    let len = |v: [f64; 2]| v[0].hypot(v[1]);
+    let right_angles = (0..4).all(|i| {
+        let (u, v) = (side((i + 3) % 4), side(i));
+        let cos = -(u[0] * v[0] + u[1] * v[1]) / (len(u) * len(v)).max(1e-9);
+        cos.abs() < 30f64.to_radians().sin()
+    });
+    let ratio = |a: f64, b: f64| a.min(b) / a.max(b).max(1e-9);
+    right_angles
+        && ratio(len(side(0)), len(side(2))) > 0.7
+        && ratio(len(side(1)), len(side(3))) > 0.7
+}
+
 fn fit_square(
     pts: &[[f64; 2]],
     lens0: Lens,
@@ -505,6 +527,9 @@ fn fit_square(
         .min_by(|&i, &j| (quad_u[i][0] + quad_u[i][1]).total_cmp(&(quad_u[j][0] + quad_u[j][1])))
         .unwrap_or(0);
     let src: [[f64; 2]; 4] = std::array::from_fn(|i| quad_u[(start + i) % 4]);
+    if !square_seen_from_above(&src) {
+        return Err(CalibrateError::WrongShape("square"));
+    }
     let hs = size / 2.0;
     let dst = [[-hs, hs], [hs, hs], [hs, -hs], [-hs, -hs]];
     let hmg = Homography::from_points(&src, &dst).ok_or(CalibrateError::WrongShape("square"))?;
@@ -611,4 +636,37 @@ pub fn outline_points(cal: &Calibration) -> Vector<Point> {
 /// Unused-colour helper kept close to the drawing code.
 pub fn colour(r: f64, g: f64, b: f64) -> Scalar {
     Scalar::new(b, g, r, 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_square_mat_seen_from_above_is_a_near_rectangle_and_half_a_mat_is_not() {
+        // Straight down, turned a little.
+        let seen = [
+            [425.0, 105.0],
+            [867.0, 155.0],
+            [850.0, 585.0],
+            [395.0, 580.0],
+        ];
+        assert!(square_seen_from_above(&seen));
+        // A strong keystone (the far side a quarter shorter) still passes.
+        let tilted = [
+            [450.0, 100.0],
+            [830.0, 100.0],
+            [880.0, 560.0],
+            [400.0, 560.0],
+        ];
+        assert!(square_seen_from_above(&tilted));
+        // Generated look 1001102: the mat's lit half read as floor.
+        let half = [
+            [422.0, 100.0],
+            [764.0, 147.0],
+            [499.0, 575.0],
+            [395.0, 579.0],
+        ];
+        assert!(!square_seen_from_above(&half));
+    }
 }

@@ -6,7 +6,7 @@
 //! *relative to the taught set* (so one model serves every stick set) plus the
 //! raw features. Without a model file a plain nearest-taught-face rule is used.
 
-use super::features::{ACROSS, N_APPEAR, N_FEATURES};
+use super::features::{picture_turned, ACROSS, N_APPEAR, N_FEATURES, N_GEOM, N_PICTURE, PICTURE};
 use super::profile::{Taught, N_FIT};
 use opencv::core::{Mat, Ptr, TermCriteria};
 use opencv::ml;
@@ -38,47 +38,162 @@ pub fn model_input(taught: &Taught, f: &[f32; N_FEATURES]) -> Vec<f32> {
     v
 }
 
+/// Length of the picture net's input: the appearance relative to the taught
+/// set, the shading fit, the geometry and the stick's coarse picture.
+pub const N_NET_INPUT: usize = N_APPEAR + N_FIT + N_GEOM + N_PICTURE;
+
+/// The picture net's input for one stick; `turned`: its picture end for end
+/// (every other input is the same either way).
+pub fn net_input(taught: &Taught, f: &[f32; N_FEATURES], turned: bool) -> Vec<f32> {
+    let mut v = taught.normalise(&f[..N_APPEAR]);
+    v.extend_from_slice(&taught.face_fit(f));
+    v.extend_from_slice(&f[N_APPEAR..N_APPEAR + N_GEOM]);
+    let pic = &f[PICTURE..PICTURE + N_PICTURE];
+    if turned {
+        v.extend(picture_turned(pic));
+    } else {
+        v.extend_from_slice(pic);
+    }
+    v
+}
+
+/// The file of the picture net that goes with a forest's file: beside it,
+/// `NAME-net.yml` for `NAME.yml`.
+pub fn net_path(forest_path: &str) -> String {
+    match forest_path.strip_suffix(".yml") {
+        Some(stem) => format!("{stem}-net.yml"),
+        None => format!("{forest_path}-net.yml"),
+    }
+}
+
 pub enum Classifier {
     Forest(Ptr<ml::RTrees>),
+    /// The forest and the picture net, their probabilities averaged: two
+    /// models that read different things must both be sure.
+    Ensemble(Ptr<ml::RTrees>, Ptr<ml::ANN_MLP>),
     /// Nearest taught face, weighted by how well each feature separated them.
     Taught,
 }
 
+fn wrong_model(path: &str) -> opencv::Error {
+    opencv::Error::new(
+        opencv::core::StsError,
+        format!("{path}: not a stick appearance model for this version (retrain it)"),
+    )
+}
+
+/// The forest's vote shares for front, back, neither.
+fn forest_probs(
+    m: &Ptr<ml::RTrees>,
+    taught: &Taught,
+    f: &[f32; N_FEATURES],
+) -> opencv::Result<[f64; 3]> {
+    forest_votes(m, &model_input(taught, f))
+}
+
+fn forest_votes(m: &Ptr<ml::RTrees>, x: &[f32]) -> opencv::Result<[f64; 3]> {
+    let sample = Mat::from_slice(x)?.try_clone()?;
+    let mut votes = Mat::default();
+    m.get_votes(&sample, &mut votes, 0)?;
+    let mut p = [0f64; 3];
+    let mut total = 0.0;
+    for c in 0..votes.cols() {
+        let class = *votes.at_2d::<i32>(0, c)?;
+        let v = *votes.at_2d::<i32>(1, c)? as f64;
+        if (0..3).contains(&class) {
+            p[class as usize] = v;
+        }
+        total += v;
+    }
+    let t = total.max(1.0);
+    Ok(p.map(|v| v / t))
+}
+
+/// The net's outputs as probabilities (a softmax of its three outputs,
+/// trained towards +1 for the class and −1 for the others), read on the
+/// picture both ways round and averaged.
+fn net_probs(
+    m: &Ptr<ml::ANN_MLP>,
+    taught: &Taught,
+    f: &[f32; N_FEATURES],
+) -> opencv::Result<[f64; 3]> {
+    net_votes(m, &net_input(taught, f, false))
+}
+
+fn net_votes(m: &Ptr<ml::ANN_MLP>, x: &[f32]) -> opencv::Result<[f64; 3]> {
+    let head = x.len() - N_PICTURE;
+    let mut turned = x[..head].to_vec();
+    turned.extend(picture_turned(&x[head..]));
+    let mut acc = [0f64; 3];
+    for x in [x.to_vec(), turned] {
+        let sample = Mat::from_slice(&x)?.try_clone()?;
+        let mut out = Mat::default();
+        m.predict(&sample, &mut out, 0)?;
+        let o: Vec<f64> = (0..3)
+            .map(|c| out.at_2d::<f32>(0, c).map(|v| *v as f64 * NET_SHARPNESS))
+            .collect::<opencv::Result<_>>()?;
+        let top = o.iter().cloned().fold(f64::MIN, f64::max);
+        let e: Vec<f64> = o.iter().map(|v| (v - top).exp()).collect();
+        let sum: f64 = e.iter().sum();
+        for (a, v) in acc.iter_mut().zip(e) {
+            *a += v / sum / 2.0;
+        }
+    }
+    Ok(acc)
+}
+
+/// How sharply the net's outputs (about −1..1) become probabilities.
+const NET_SHARPNESS: f64 = 3.0;
+
 impl Classifier {
+    /// Load a forest, and the picture net beside it if there is one.
     pub fn load(path: &str) -> opencv::Result<Classifier> {
         let m = ml::RTrees::load(path, "")?;
         if StatModelTraitConst::empty(&m)? || m.get_var_count()? != N_INPUT as i32 {
-            return Err(opencv::Error::new(
-                opencv::core::StsError,
-                format!("{path}: not a stick appearance model for this version (retrain it)"),
-            ));
+            return Err(wrong_model(path));
         }
-        Ok(Classifier::Forest(m))
+        let net = net_path(path);
+        if !std::path::Path::new(&net).exists() {
+            return Ok(Classifier::Forest(m));
+        }
+        let n = ml::ANN_MLP::load(&net)?;
+        if StatModelTraitConst::empty(&n)? || n.get_var_count()? != N_NET_INPUT as i32 {
+            return Err(wrong_model(&net));
+        }
+        Ok(Classifier::Ensemble(m, n))
+    }
+
+    /// Probabilities from precomputed model inputs ([`model_input`] and
+    /// [`net_input`] unturned; the net also reads it turned). Forests and
+    /// ensembles only (training and validation).
+    /// The forest's and the net's probabilities (front, back, neither) from
+    /// precomputed model inputs ([`model_input`], [`net_input`] unturned).
+    pub fn parts_of_inputs(
+        &self,
+        forest_in: &[f32],
+        net_in: &[f32],
+    ) -> opencv::Result<([f64; 3], Option<[f64; 3]>)> {
+        Ok(match self {
+            Classifier::Forest(m) => (forest_votes(m, forest_in)?, None),
+            Classifier::Ensemble(m, n) => {
+                (forest_votes(m, forest_in)?, Some(net_votes(n, net_in)?))
+            }
+            Classifier::Taught => ([1.0 / 3.0; 3], None),
+        })
     }
 
     pub fn probs(&self, taught: &Taught, f: &[f32; N_FEATURES]) -> opencv::Result<FaceProbs> {
+        let of = |p: [f64; 3]| FaceProbs {
+            front: p[0],
+            back: p[1],
+            neither: p[2],
+        };
         match self {
-            Classifier::Forest(m) => {
-                let x = model_input(taught, f);
-                let sample = Mat::from_slice(&x)?.try_clone()?;
-                let mut votes = Mat::default();
-                m.get_votes(&sample, &mut votes, 0)?;
-                let mut p = [0f64; 3];
-                let mut total = 0.0;
-                for c in 0..votes.cols() {
-                    let class = *votes.at_2d::<i32>(0, c)?;
-                    let v = *votes.at_2d::<i32>(1, c)? as f64;
-                    if (0..3).contains(&class) {
-                        p[class as usize] = v;
-                    }
-                    total += v;
-                }
-                let t = total.max(1.0);
-                Ok(FaceProbs {
-                    front: p[0] / t,
-                    back: p[1] / t,
-                    neither: p[2] / t,
-                })
+            Classifier::Forest(m) => Ok(of(forest_probs(m, taught, f)?)),
+            Classifier::Ensemble(m, n) => {
+                let a = forest_probs(m, taught, f)?;
+                let b = net_probs(n, taught, f)?;
+                Ok(of([0, 1, 2].map(|i| (a[i] + b[i]) / 2.0)))
             }
             Classifier::Taught => {
                 let z = taught.normalise(&f[..N_APPEAR]);
@@ -102,6 +217,49 @@ impl Classifier {
             }
         }
     }
+}
+
+/// Train the picture net on net inputs and labels (`CLASS_*`): one hidden
+/// layer, symmetric sigmoid, RPROP; inputs and outputs scaled by OpenCV from
+/// the training data (the scaling is stored in the model). The rare
+/// "neither" class is repeated `neither_weight` times.
+pub fn train_net(
+    inputs: &[Vec<f32>],
+    labels: &[i32],
+    hidden: i32,
+    iterations: i32,
+    neither_weight: usize,
+) -> opencv::Result<Ptr<ml::ANN_MLP>> {
+    let mut rows: Vec<&[f32]> = Vec::new();
+    let mut targets: Vec<[f32; 3]> = Vec::new();
+    for (x, &y) in inputs.iter().zip(labels) {
+        let times = if y == CLASS_NEITHER {
+            neither_weight
+        } else {
+            1
+        };
+        let mut t = [-1f32; 3];
+        t[y as usize] = 1.0;
+        for _ in 0..times {
+            rows.push(x.as_slice());
+            targets.push(t);
+        }
+    }
+    let samples = Mat::from_slice_2d(&rows)?;
+    let responses = Mat::from_slice_2d(&targets)?;
+    let mut m = ml::ANN_MLP::create()?;
+    let layers = Mat::from_slice(&[N_NET_INPUT as i32, hidden, 3])?.try_clone()?;
+    m.set_layer_sizes(&layers)?;
+    m.set_activation_function(ml::ANN_MLP_SIGMOID_SYM, 0.0, 0.0)?;
+    m.set_train_method(ml::ANN_MLP_RPROP, 0.1, f64::from(f32::EPSILON))?;
+    m.set_term_criteria(TermCriteria::new(
+        opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
+        iterations,
+        1e-5,
+    )?)?;
+    let data = ml::TrainData::create_def(&samples, ml::ROW_SAMPLE, &responses)?;
+    m.train_with_data(&data, 0)?;
+    Ok(m)
 }
 
 /// Train the forest on model inputs and labels (`CLASS_*`).

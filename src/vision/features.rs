@@ -30,7 +30,14 @@ pub const PROFILE_V: [f32; N_PROFILE] = [-0.6, -0.4, -0.2, 0.0, 0.2, 0.4, 0.6];
 /// Index of the profile block, then the across direction (x, y in the image).
 pub const PROFILE: usize = N_APPEAR + N_GEOM;
 pub const ACROSS: usize = PROFILE + N_PROFILE;
-pub const N_FEATURES: usize = ACROSS + 2;
+/// The stick's picture, coarse: its brightness against the mat under it on a
+/// grid along × across the stick's own band (see [`picture`]), for the
+/// picture net (`vision::classify`).
+pub const PICTURE: usize = ACROSS + 2;
+pub const PIC_L: usize = 16;
+pub const PIC_W: usize = 8;
+pub const N_PICTURE: usize = PIC_L * PIC_W;
+pub const N_FEATURES: usize = PICTURE + N_PICTURE;
 
 /// Index of the mark features inside the appearance block.
 pub const MARK_FRACTION: usize = 12;
@@ -38,6 +45,9 @@ pub const MARK_DEPTH: usize = 13;
 /// The strongest local change of colour along the flat face (a band, a
 /// cross, a dot or a letter in ink or paint).
 pub const MARK_PEAK: usize = 23;
+/// The width of the stick's own band (as it shows in its patch) against the
+/// taught width.
+pub const BAND_WIDTH: usize = 26;
 
 /// The resampled patches of one stick, kept as bytes so a set of them can be
 /// stored and the features recomputed without rendering again (`train --dump`).
@@ -164,9 +174,73 @@ fn stick_rows() -> std::ops::Range<usize> {
     ((c - half + 1.0).ceil() as usize)..((c + half - 1.0).floor() as usize)
 }
 
+/// The patch with every other stick that shows in it painted over with the
+/// empty mat (outside this stick's own footprint): a stick touching or
+/// lying across this one must not pass for its shading, its edge or its mark.
+/// `others` are the other sticks found in the same frame (frame pixels).
+pub fn erase_others(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> Patch {
+    let sx = SPAN_L * nominal.0 / PL as f64;
+    let sy = SPAN_W * nominal.1 / PW as f64;
+    let d = s.dir;
+    let n = [-d[1], d[0]];
+    // Within a rectangle (centre, direction, half length, half width)?
+    let inside = |q: [f64; 2], c: [f64; 2], dir: [f64; 2], hl: f64, hw: f64| {
+        let (dx, dy) = (q[0] - c[0], q[1] - c[1]);
+        (dx * dir[0] + dy * dir[1]).abs() <= hl && (-dx * dir[1] + dy * dir[0]).abs() <= hw
+    };
+    let near: Vec<&Found> = others
+        .iter()
+        .filter(|o| {
+            let reach = (o.length + s.length) / 2.0 + nominal.1 * 2.0;
+            (o.center[0] - s.center[0]).hypot(o.center[1] - s.center[1]) < reach
+        })
+        .collect();
+    let mut out = patch.clone();
+    if near.is_empty() {
+        return out;
+    }
+    for j in 0..PW {
+        for i in 0..PL {
+            let u = (i as f64 - (PL as f64 / 2.0 - 0.5)) * sx;
+            let v = (j as f64 - (PW as f64 / 2.0 - 0.5)) * sy;
+            let q = [
+                s.center[0] + u * d[0] + v * n[0],
+                s.center[1] + u * d[1] + v * n[1],
+            ];
+            if inside(q, s.center, d, s.length / 2.0, nominal.1 / 2.0) {
+                continue;
+            }
+            // A little beyond the other's outline: its edge blurs into the mat.
+            if near.iter().any(|o| {
+                inside(
+                    q,
+                    o.center,
+                    o.dir,
+                    o.length / 2.0 + 1.0,
+                    o.width.max(nominal.1) / 2.0 + 1.0,
+                )
+            }) {
+                let k = j * PL + i;
+                out.bgr[k * 3..k * 3 + 3].copy_from_slice(&patch.empty_bgr[k * 3..k * 3 + 3]);
+                out.mask[k] = 0;
+            }
+        }
+    }
+    out
+}
+
 /// The feature vector of one stick: `N_APPEAR` appearance features then
-/// `N_GEOM` geometry features.
-pub fn features(patch: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATURES] {
+/// `N_GEOM` geometry features, the shading profile, the direction across and
+/// the coarse picture. `others`: the other sticks found in the same frame
+/// (they are painted over, see [`erase_others`]).
+pub fn features(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+) -> [f32; N_FEATURES] {
+    let erased = erase_others(patch, s, nominal, others);
+    let patch = &erased;
     let p = &Levels::of(patch);
     let g = |i: usize, j: usize| p.grey[j * PL + i];
     let rows = stick_rows();
@@ -272,7 +346,7 @@ pub fn features(patch: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATUR
         }
         f[24] = ta / n.max(1.0) / pm;
         f[25] = tl / n.max(1.0) / pm;
-        f[26] = bh / (PW as f32 / SPAN_W as f32 / 2.0);
+        f[BAND_WIDTH] = bh / (PW as f32 / SPAN_W as f32 / 2.0);
     }
     // 14: variation along the stick (occlusion, shadows across it).
     let along: Vec<f32> = (c0..c1)
@@ -339,7 +413,55 @@ pub fn features(patch: &Patch, s: &Found, nominal: (f64, f64)) -> [f32; N_FEATUR
     // The patch's rows run along n = (−d.y, d.x).
     f[ACROSS] = -s.dir[1] as f32;
     f[ACROSS + 1] = s.dir[0] as f32;
+    f[PICTURE..].copy_from_slice(&picture(p, (band_centre, band_half)));
     f
+}
+
+/// The stick's picture for the picture net: brightness against the empty mat
+/// under it (so the mat's texture and uneven light cancel), over its whole
+/// length (its ends show whether it tapers) and across its band and a little
+/// beyond each long edge, in `PIC_L` × `PIC_W` cells, divided by its median
+/// inside (so a darker wood or a dimmer light changes nothing), less one.
+/// Row-major: across index × PIC_L + along index.
+fn picture(p: &Levels, (centre, half): (f32, f32)) -> [f32; N_PICTURE] {
+    let ratio = |i: usize, j: usize| p.grey[j * PL + i] / p.empty[j * PL + i].max(1.0);
+    let cell = PL / PIC_L;
+    let mut out = [0f32; N_PICTURE];
+    for k in 0..PIC_W {
+        // From 1.4 half widths on one side of the band's centre to 1.4 on the other.
+        let v = -1.4 + 2.8 * (k as f32 + 0.5) / PIC_W as f32;
+        let y = (centre + v * half).clamp(0.0, (PW - 1) as f32);
+        let j = (y.floor() as usize).min(PW - 2);
+        let t = y - j as f32;
+        for a in 0..PIC_L {
+            let m = mean(
+                (a * cell..(a + 1) * cell).map(|i| ratio(i, j) * (1.0 - t) + ratio(i, j + 1) * t),
+            );
+            out[k * PIC_L + a] = m;
+        }
+    }
+    let mut inside: Vec<f32> = (2..PIC_W - 2)
+        .flat_map(|k| (PIC_L / 4..PIC_L * 3 / 4).map(move |a| (k, a)))
+        .map(|(k, a)| out[k * PIC_L + a])
+        .collect();
+    inside.sort_by(f32::total_cmp);
+    let med = inside[inside.len() / 2].max(1e-3);
+    for v in &mut out {
+        *v = (*v / med - 1.0).clamp(-1.0, 1.0);
+    }
+    out
+}
+
+/// The picture turned end for end (the same stick found with the opposite
+/// direction): training sees both, and the net reads both and averages.
+pub fn picture_turned(pic: &[f32]) -> Vec<f32> {
+    let mut out = vec![0f32; N_PICTURE];
+    for k in 0..PIC_W {
+        for a in 0..PIC_L {
+            out[(PIC_W - 1 - k) * PIC_L + (PIC_L - 1 - a)] = pic[k * PIC_L + a];
+        }
+    }
+    out
 }
 
 /// The stick across the patch (centre and half width, in rows): the band of
@@ -497,6 +619,77 @@ mod tests {
         let (centre, half) = band(&p, PL / 5, PL * 4 / 5);
         assert!((centre - 13.0).abs() < 0.6, "centre {centre}");
         assert!((half - 6.5).abs() < 0.8, "half width {half}");
+    }
+
+    /// A stick along +x at the origin, with the patch's nominal size.
+    fn found_at(center: [f64; 2]) -> Found {
+        Found {
+            center,
+            dir: [1.0, 0.0],
+            length: 58.0,
+            width: 15.0 / SPAN_W * 1.6,
+            shared: true,
+            blob_ratio: 2.0,
+        }
+    }
+
+    #[test]
+    fn another_stick_beside_is_painted_over_and_this_one_is_kept() {
+        // Nominal 64 × 15 px in frame pixels: one patch pixel per frame pixel
+        // along, one per row across. This stick on rows 5..18 (nominal 4.5..19.5
+        // ⇒ 5..=19), a neighbour lying beside it from row 20 on.
+        let nominal = (PL as f64 / SPAN_L, PW as f64 / SPAN_W);
+        let mut p = patch_with(5..20, 0..0, None);
+        for j in 20..PW {
+            for i in 0..PL {
+                let o = (j * PL + i) * 3;
+                p.bgr[o..o + 3].copy_from_slice(&[110, 170, 210]);
+            }
+        }
+        let me = found_at([31.5, 11.5]);
+        let beside = Found {
+            center: [31.5, 11.5 + 15.0],
+            ..me
+        };
+        let e = erase_others(&p, &me, nominal, &[beside]);
+        // The neighbour is 58 px long: 30 px either way of the middle, with the margin.
+        for i in 3..PL - 3 {
+            for j in 21..PW {
+                let o = (j * PL + i) * 3;
+                assert_eq!(e.bgr[o..o + 3], e.empty_bgr[o..o + 3], "row {j} col {i}");
+            }
+            for j in 5..19 {
+                let o = (j * PL + i) * 3;
+                assert_eq!(e.bgr[o..o + 3], p.bgr[o..o + 3], "own row {j} col {i}");
+            }
+        }
+        // Nobody near: nothing changes.
+        let far = Found {
+            center: [500.0, 500.0],
+            ..me
+        };
+        assert_eq!(erase_others(&p, &me, nominal, &[far]), p);
+    }
+
+    #[test]
+    fn the_picture_of_an_even_stick_is_flat_and_turns_end_for_end() {
+        let p = patch_with(5..18, 0..0, None);
+        let pic = picture(&Levels::of(&p), band(&p, PL / 5, PL * 4 / 5));
+        // Inside the band the stick is even: every cell at its median.
+        for k in 2..PIC_W - 2 {
+            for a in 1..PIC_L - 1 {
+                assert!(
+                    pic[k * PIC_L + a].abs() < 1e-3,
+                    "cell {k},{a}: {}",
+                    pic[k * PIC_L + a]
+                );
+            }
+        }
+        // Beyond its long edges: the mat, much darker than the wood.
+        assert!(pic[0] < -0.3 && pic[N_PICTURE - 1] < -0.3, "{pic:?}");
+        let twice = picture_turned(&picture_turned(&pic));
+        assert_eq!(twice, pic.to_vec());
+        assert_eq!(picture_turned(&pic)[0], pic[N_PICTURE - 1]);
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub mod settle;
 pub mod sticks;
 mod verdict;
 
-pub use verdict::{judge, judge_with, Face, Placement, Reason, StickReading, Thresholds, Verdict};
+pub use verdict::{
+    judge, judge_with, Face, Placement, Reason, StickReading, Thresholds, Verdict, CROSSED,
+};
 
 use calibrate::Calibration;
 use classify::Classifier;
@@ -28,7 +30,7 @@ use features::{features, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
-use sticks::{bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference};
+use sticks::{bridge, find_sticks, foreground, others_than, to_lab, work_scale, Found, Reference};
 
 /// The mark score of a stick: how much dark ink its flat face shows.
 pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
@@ -65,9 +67,17 @@ fn no_features() -> [f32; N_FEATURES] {
 
 impl Measured {
     /// Compute the features again from the stored patch (after a dump is read,
-    /// or after `features` changed).
-    pub fn refresh_features(&mut self) {
-        self.features = features(&self.patch, &self.found, self.nominal);
+    /// or after `features` changed). `others`: the other sticks of the frame.
+    pub fn refresh_features(&mut self, others: &[Found]) {
+        self.features = features(&self.patch, &self.found, self.nominal, others);
+    }
+}
+
+/// Recompute the features of all the sticks of one frame.
+pub fn refresh_all(sticks: &mut [Measured]) {
+    let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
+    for (i, s) in sticks.iter_mut().enumerate() {
+        s.refresh_features(&others_than(&found, i));
     }
 }
 
@@ -85,6 +95,20 @@ pub fn measure(
     frame: &Mat,
     size_cm: (f64, f64),
 ) -> opencv::Result<Vec<Measured>> {
+    measure_placed(cal, reference, empty, frame, size_cm, &|_| {})
+}
+
+/// [`measure`], with each found stick's placement (full-frame pixels) passed
+/// through `place` before it is measured: `eval --true-placement` moves it to
+/// the true pose, to tell the finder's errors from the face reader's.
+pub fn measure_placed(
+    cal: &Calibration,
+    reference: &Reference,
+    empty: &Mat,
+    frame: &Mat,
+    size_cm: (f64, f64),
+    place: &dyn Fn(&mut Found),
+) -> opencv::Result<Vec<Measured>> {
     let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
     let sc = work_scale(frame.cols());
     let small_size = |p: [f64; 2]| {
@@ -96,8 +120,7 @@ pub fn measure(
         &foreground(&to_lab(frame)?, reference)?,
         size_at(centre).1 * sc,
     )?;
-    let found = find_sticks(&mask, &small_size, true)?;
-    found
+    let found: Vec<Found> = find_sticks(&mask, &small_size, true)?
         .into_iter()
         .map(|mut s| {
             s.center = [
@@ -106,9 +129,17 @@ pub fn measure(
             ];
             s.length /= sc;
             s.width /= sc;
+            place(&mut s);
+            s
+        })
+        .collect();
+    found
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
             let nominal = size_at(s.center);
             let p = patch(frame, empty, &mask, sc, &s, nominal)?;
-            let f = features(&p, &s, nominal);
+            let f = features(&p, &s, nominal, &others_than(&found, i));
             let corners = s.corners().map(|c| cal.map.to_cm(c));
             Ok(Measured {
                 center_cm: cal.map.to_cm(s.center),
@@ -146,23 +177,38 @@ impl Detector {
 
     /// Find the sticks of one still frame and measure them at the taught size.
     pub fn measure(&self, frame: &Mat) -> opencv::Result<Vec<Measured>> {
-        measure(
+        self.measure_placed(frame, &|_| {})
+    }
+
+    /// [`Detector::measure`] with each stick's placement passed through `place`.
+    pub fn measure_placed(
+        &self,
+        frame: &Mat,
+        place: &dyn Fn(&mut Found),
+    ) -> opencv::Result<Vec<Measured>> {
+        measure_placed(
             &self.calibration,
             &self.reference,
             &self.empty,
             frame,
             (self.taught.length_cm, self.taught.width_cm),
+            place,
         )
+    }
+
+    /// Face probabilities of measured sticks.
+    pub fn probs(&self, sticks: &[Measured]) -> opencv::Result<Vec<classify::FaceProbs>> {
+        sticks
+            .iter()
+            .map(|s| self.classifier.probs(&self.taught, &s.features))
+            .collect()
     }
 
     /// Find the sticks of one still frame and read their faces (the verdict
     /// is `judge` of these).
     pub fn read(&self, frame: &Mat) -> opencv::Result<(Vec<Measured>, Vec<classify::FaceProbs>)> {
         let m = self.measure(frame)?;
-        let probs = m
-            .iter()
-            .map(|s| self.classifier.probs(&self.taught, &s.features))
-            .collect::<opencv::Result<Vec<_>>>()?;
+        let probs = self.probs(&m)?;
         Ok((m, probs))
     }
 }

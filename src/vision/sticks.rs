@@ -154,6 +154,45 @@ impl Found {
     }
 }
 
+/// Every found stick but the `i`-th.
+pub fn others_than(found: &[Found], i: usize) -> Vec<Found> {
+    found
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != i)
+        .map(|(_, f)| *f)
+        .collect()
+}
+
+/// The share of a stick's footprint that other sticks' footprints cover:
+/// one lies across it or it lies across one (0 for sticks that only touch
+/// side by side, or lie apart). Sampled on a grid over the footprint.
+pub fn covered_share(s: &Found, others: &[Found]) -> f64 {
+    const ALONG: usize = 16;
+    const ACROSS: usize = 4;
+    let n = [-s.dir[1], s.dir[0]];
+    let inside = |q: [f64; 2], o: &Found| {
+        let (dx, dy) = (q[0] - o.center[0], q[1] - o.center[1]);
+        (dx * o.dir[0] + dy * o.dir[1]).abs() <= o.length / 2.0
+            && (-dx * o.dir[1] + dy * o.dir[0]).abs() <= o.width / 2.0
+    };
+    let mut covered = 0;
+    for a in 0..ALONG {
+        for b in 0..ACROSS {
+            let u = ((a as f64 + 0.5) / ALONG as f64 - 0.5) * s.length;
+            let v = ((b as f64 + 0.5) / ACROSS as f64 - 0.5) * s.width;
+            let q = [
+                s.center[0] + u * s.dir[0] + v * n[0],
+                s.center[1] + u * s.dir[1] + v * n[1],
+            ];
+            if others.iter().any(|o| inside(q, o)) {
+                covered += 1;
+            }
+        }
+    }
+    covered as f64 / (ALONG * ACROSS) as f64
+}
+
 /// Expected stick size in pixels at an image point.
 pub type SizeAt<'a> = &'a dyn Fn([f64; 2]) -> (f64, f64);
 
@@ -542,4 +581,36 @@ fn refine(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stick(center: [f64; 2], angle_deg: f64) -> Found {
+        let a = angle_deg.to_radians();
+        Found {
+            center,
+            dir: [a.cos(), a.sin()],
+            length: 60.0,
+            width: 12.0,
+            shared: true,
+            blob_ratio: 2.0,
+        }
+    }
+
+    #[test]
+    fn sticks_side_by_side_do_not_cover_each_other_and_crossing_ones_do() {
+        let me = stick([100.0, 100.0], 0.0);
+        // Touching along a long edge (a width and a bit apart): nothing covered.
+        let beside = stick([110.0, 112.5], 0.0);
+        assert_eq!(covered_share(&me, &[beside]), 0.0);
+        // Lying across the middle at right angles: a width of its length.
+        let across = stick([100.0, 100.0], 90.0);
+        let share = covered_share(&me, &[across]);
+        assert!((0.15..0.3).contains(&share), "{share}");
+        // Apart: nothing.
+        assert_eq!(covered_share(&me, &[stick([300.0, 100.0], 0.0)]), 0.0);
+        assert!(share > crate::vision::CROSSED);
+    }
 }

@@ -4,9 +4,10 @@
 
 use super::calibrate::Calibration;
 use super::classify::FaceProbs;
-use super::features::N_APPEAR;
+use super::features::{BAND_WIDTH, N_APPEAR};
 use super::mark_score;
 use super::profile::{Taught, FIT_CONTRAST};
+use super::sticks::{covered_share, others_than, Found};
 use super::Measured;
 use crate::rules::yut::ThrowResult;
 use serde::{Deserialize, Serialize};
@@ -68,27 +69,42 @@ pub struct Verdict {
     pub sticks: Vec<StickReading>,
 }
 
-/// A face is called only at this probability or above. Chosen with
-/// `eval --from-dump --sweep` on 528 throws in 22 training-range looks the
-/// model never saw (looks 140–169 of seed 1): the lowest with no silent error
-/// there (at 0.8 one lone flat face read round, confidently, on a dim look).
-/// The touching and "neither" bars stay stricter than that sweep's choice:
-/// laxer ones made silent errors on development looks from 1000200. Figures
-/// are reported on fresh looks (`models/README.md`).
+/// A face is called only at this probability or above (the forest's vote
+/// share and the picture net's probability, averaged). Chosen with
+/// `eval --from-dump --sweep` on 624 throws in 26 training-range looks the
+/// models never saw (looks 140–169 of seed 1): the sweep's best with no
+/// silent error there was 0.8 for every bar, but at 0.8 a stick on its edge
+/// was read as a round face on held-out looks from 1000800, so the face bars
+/// stay at 0.85. Figures are reported on fresh looks (`models/README.md`).
 pub const FACE_CALL: f64 = 0.85;
-/// For a stick touching or lying on another (its picture is partly the other's).
-pub const FACE_CALL_SHARED: f64 = 0.9;
+/// For a stick lying across another or under one (its picture is partly the
+/// other's); it must also agree with its shading fit.
+pub const FACE_CALL_SHARED: f64 = 0.85;
 /// A stick is unsure once "neither face" gets this share of the votes.
 pub const NEITHER_MAX: f64 = 0.25;
 /// Certainty needed on the mark of the one flat face up. (When that stick
-/// touches or crosses another, the mark always goes to the referee: the other
-/// stick's edge passes for a mark, or hides it.)
-pub const MARK_NEED: f64 = 0.95;
+/// lies across another or under one, the mark always goes to the referee: the
+/// other stick passes for a mark, or hides it.)
+pub const MARK_NEED: f64 = 0.9;
+/// Share of a stick's footprint covered by another's above which the two
+/// lie across each other (see [`covered_share`]): the stricter bar for a
+/// face, and its mark to the referee. Sticks that only touch side by side
+/// are read like lone ones: each is measured with the other painted over.
+pub const CROSSED: f64 = 0.03;
 /// How fast the mark's certainty grows away from the taught midpoint (below).
 const MARK_SLOPE: f64 = 6.0;
 /// Overall throw confidence under which the throw is referred (each stick
 /// already had to pass its own threshold; this only catches an accumulation).
 pub const MIN_CONF: f64 = 0.2;
+/// A stick found narrower than this share of the taught width lies on its
+/// edge (or leans) once the reader gives "neither" any real share: never
+/// called then.
+const EDGE_WIDTH: f64 = 0.7;
+const EDGE_NEITHER: f64 = 0.05;
+const EDGE_CALL: f64 = 0.97;
+/// ... and it also shows narrow in its own patch (the finder fits a narrow
+/// stick to a flat one touching another, too).
+const EDGE_BAND: f32 = 0.8;
 /// Placement margin (cm) inside which the edge decision goes to the referee
 /// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
 const LINE_MARGIN_CM: f64 = 3.0;
@@ -109,6 +125,8 @@ pub struct Thresholds {
     pub mark_need: f64,
     /// The whole throw is referred under this overall confidence.
     pub min_conf: f64,
+    /// Covered share above which a stick counts as lying across another.
+    pub crossed: f64,
 }
 
 impl Default for Thresholds {
@@ -119,6 +137,7 @@ impl Default for Thresholds {
             neither_max: NEITHER_MAX,
             mark_need: MARK_NEED,
             min_conf: MIN_CONF,
+            crossed: CROSSED,
         }
     }
 }
@@ -151,6 +170,11 @@ pub fn judge_with(
     let mut any_off = false;
     // For the best guess: a centre outside the edge, even within the margin.
     let mut off_guess = false;
+    // Sticks lying across another or under one.
+    let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
+    let crossed: Vec<bool> = (0..sticks.len())
+        .map(|i| found[i].shared && covered_share(&found[i], &others_than(&found, i)) > th.crossed)
+        .collect();
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
@@ -180,7 +204,7 @@ pub fn judge_with(
             reasons.push(Reason::OnLine);
         }
         let best = p.front.max(p.back);
-        let call = if s.found.shared {
+        let call = if crossed[i] {
             th.face_call_shared
         } else {
             th.face_call
@@ -190,7 +214,14 @@ pub fn judge_with(
         // such sticks: part of what it sees is the other stick).
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees = s.found.shared && looks_flat() != (p.front > p.back);
-        let face = if p.neither >= th.neither_max || best < call || disagrees {
+        // Half a stick wide: on its edge, whatever the face reader says (a
+        // leaning stick split out of a blob was read as a face, confidently).
+        let width = s.features[N_APPEAR] as f64;
+        let narrow = width < EDGE_WIDTH
+            && s.features[BAND_WIDTH] < EDGE_BAND
+            && s.found.shared
+            && (best < EDGE_CALL || p.neither >= EDGE_NEITHER);
+        let face = if p.neither >= th.neither_max || best < call || disagrees || narrow {
             Face::Unsure
         } else if p.front > p.back {
             Face::Front
@@ -198,8 +229,7 @@ pub fn judge_with(
             Face::Back
         };
         if face == Face::Unsure && placement != Placement::OffMat {
-            let width = s.features[N_APPEAR] as f64;
-            reasons.push(if p.neither >= th.neither_max && width < 0.75 {
+            reasons.push(if narrow || (p.neither >= th.neither_max && width < 0.75) {
                 Reason::OnEdge
             } else if p.neither >= th.neither_max {
                 Reason::Leaning
@@ -248,7 +278,7 @@ pub fn judge_with(
             conf *= mc;
             // Across another stick, that stick's edge passes for a mark (a
             // silent 도 → 뒷도 seen on generated throws) or covers the mark.
-            if mc < th.mark_need || sticks[i].found.shared {
+            if mc < th.mark_need || crossed[i] {
                 reasons.push(Reason::MarkUnclear);
             }
         }
