@@ -1228,7 +1228,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
         for s in &d.sticks {
             if let Some(label) = lab::label(&d.truth, s) {
                 inputs.push(classify::model_input(taught, &s.features));
-                net_inputs.push(classify::net_input(taught, &s.features, false));
+                net_inputs.push(classify::net_input(taught, &s.features));
                 labels.push(label);
                 look_of.push(li);
             }
@@ -1316,12 +1316,8 @@ fn run_train(a: TrainArgs) -> Result<()> {
         let mut x = Vec::new();
         let mut y = Vec::new();
         for &i in idx {
-            let v = &net_inputs[i];
-            let head = v.len() - vision::features::N_PICTURE;
-            let mut turned = v[..head].to_vec();
-            turned.extend(vision::features::picture_turned(&v[head..]));
-            x.push(v.clone());
-            x.push(turned);
+            x.push(net_inputs[i].clone());
+            x.push(classify::net_input_turned(&net_inputs[i]));
             y.extend([labels[i], labels[i]]);
         }
         (x, y)
@@ -1396,7 +1392,10 @@ fn validate(
     for &i in idx {
         let (f, n) = cls.parts_of_inputs(&inputs[i], &net_inputs[i])?;
         has_net = n.is_some();
-        let both = n.map(|n| [0, 1, 2].map(|c| (f[c] + n[c]) / 2.0));
+        let both = n.map(|_| {
+            let p = classify::combine(f, n);
+            [p.front, p.back, p.neither]
+        });
         for (k, p) in [Some(f), n, both].into_iter().enumerate() {
             let Some(p) = p else { continue };
             let best = (0..3).max_by(|a, b| p[*a].total_cmp(&p[*b])).unwrap_or(0) as i32;

@@ -42,19 +42,36 @@ pub fn model_input(taught: &Taught, f: &[f32; N_FEATURES]) -> Vec<f32> {
 /// set, the shading fit, the geometry and the stick's coarse picture.
 pub const N_NET_INPUT: usize = N_APPEAR + N_FIT + N_GEOM + N_PICTURE;
 
-/// The picture net's input for one stick; `turned`: its picture end for end
-/// (every other input is the same either way).
-pub fn net_input(taught: &Taught, f: &[f32; N_FEATURES], turned: bool) -> Vec<f32> {
+/// The picture net's input for one stick.
+pub fn net_input(taught: &Taught, f: &[f32; N_FEATURES]) -> Vec<f32> {
     let mut v = taught.normalise(&f[..N_APPEAR]);
     v.extend_from_slice(&taught.face_fit(f));
     v.extend_from_slice(&f[N_APPEAR..N_APPEAR + N_GEOM]);
-    let pic = &f[PICTURE..PICTURE + N_PICTURE];
-    if turned {
-        v.extend(picture_turned(pic));
-    } else {
-        v.extend_from_slice(pic);
-    }
+    v.extend_from_slice(&f[PICTURE..PICTURE + N_PICTURE]);
     v
+}
+
+/// A net input with its picture turned end for end (every other input is the
+/// same either way round): the net learns and reads each stick both ways.
+pub fn net_input_turned(x: &[f32]) -> Vec<f32> {
+    let head = x.len() - N_PICTURE;
+    let mut v = x[..head].to_vec();
+    v.extend(picture_turned(&x[head..]));
+    v
+}
+
+/// The two readers' probabilities (front, back, neither) as the station uses
+/// them: averaged when there is a net.
+pub fn combine(forest: [f64; 3], net: Option<[f64; 3]>) -> FaceProbs {
+    let p = match net {
+        Some(n) => [0, 1, 2].map(|i| (forest[i] + n[i]) / 2.0),
+        None => forest,
+    };
+    FaceProbs {
+        front: p[0],
+        back: p[1],
+        neither: p[2],
+    }
 }
 
 /// The file of the picture net that goes with a forest's file: beside it,
@@ -83,14 +100,6 @@ fn wrong_model(path: &str) -> opencv::Error {
 }
 
 /// The forest's vote shares for front, back, neither.
-fn forest_probs(
-    m: &Ptr<ml::RTrees>,
-    taught: &Taught,
-    f: &[f32; N_FEATURES],
-) -> opencv::Result<[f64; 3]> {
-    forest_votes(m, &model_input(taught, f))
-}
-
 fn forest_votes(m: &Ptr<ml::RTrees>, x: &[f32]) -> opencv::Result<[f64; 3]> {
     let sample = Mat::from_slice(x)?.try_clone()?;
     let mut votes = Mat::default();
@@ -112,20 +121,9 @@ fn forest_votes(m: &Ptr<ml::RTrees>, x: &[f32]) -> opencv::Result<[f64; 3]> {
 /// The net's outputs as probabilities (a softmax of its three outputs,
 /// trained towards +1 for the class and −1 for the others), read on the
 /// picture both ways round and averaged.
-fn net_probs(
-    m: &Ptr<ml::ANN_MLP>,
-    taught: &Taught,
-    f: &[f32; N_FEATURES],
-) -> opencv::Result<[f64; 3]> {
-    net_votes(m, &net_input(taught, f, false))
-}
-
 fn net_votes(m: &Ptr<ml::ANN_MLP>, x: &[f32]) -> opencv::Result<[f64; 3]> {
-    let head = x.len() - N_PICTURE;
-    let mut turned = x[..head].to_vec();
-    turned.extend(picture_turned(&x[head..]));
     let mut acc = [0f64; 3];
-    for x in [x.to_vec(), turned] {
+    for x in [x.to_vec(), net_input_turned(x)] {
         let sample = Mat::from_slice(&x)?.try_clone()?;
         let mut out = Mat::default();
         m.predict(&sample, &mut out, 0)?;
@@ -183,17 +181,11 @@ impl Classifier {
     }
 
     pub fn probs(&self, taught: &Taught, f: &[f32; N_FEATURES]) -> opencv::Result<FaceProbs> {
-        let of = |p: [f64; 3]| FaceProbs {
-            front: p[0],
-            back: p[1],
-            neither: p[2],
-        };
         match self {
-            Classifier::Forest(m) => Ok(of(forest_probs(m, taught, f)?)),
-            Classifier::Ensemble(m, n) => {
-                let a = forest_probs(m, taught, f)?;
-                let b = net_probs(n, taught, f)?;
-                Ok(of([0, 1, 2].map(|i| (a[i] + b[i]) / 2.0)))
+            Classifier::Forest(_) | Classifier::Ensemble(..) => {
+                let (a, b) =
+                    self.parts_of_inputs(&model_input(taught, f), &net_input(taught, f))?;
+                Ok(combine(a, b))
             }
             Classifier::Taught => {
                 let z = taught.normalise(&f[..N_APPEAR]);

@@ -99,15 +99,15 @@ const MARK_SLOPE: f64 = 6.0;
 /// Overall throw confidence under which the throw is referred (each stick
 /// already had to pass its own threshold; this only catches an accumulation).
 pub const MIN_CONF: f64 = 0.2;
-/// A stick found narrower than this share of the taught width lies on its
-/// edge (or leans) once the reader gives "neither" any real share: never
-/// called then.
+/// A stick split out of a blob, fitted narrower than `EDGE_WIDTH` of the
+/// taught width and showing narrower than `EDGE_BAND` of it in its own patch
+/// too, lies on its edge or leans: its face is called only at `EDGE_CALL`
+/// with "neither" under `EDGE_NEITHER` (two leaning sticks were read as
+/// faces, confidently, by both readers).
 const EDGE_WIDTH: f64 = 0.7;
-const EDGE_NEITHER: f64 = 0.05;
-const EDGE_CALL: f64 = 0.97;
-/// ... and it also shows narrow in its own patch (the finder fits a narrow
-/// stick to a flat one touching another, too).
 const EDGE_BAND: f32 = 0.8;
+const EDGE_CALL: f64 = 0.97;
+const EDGE_NEITHER: f64 = 0.05;
 /// Placement margin (cm) inside which the edge decision goes to the referee
 /// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
 const LINE_MARGIN_CM: f64 = 3.0;
@@ -217,8 +217,7 @@ pub fn judge_with(
         // such sticks: part of what it sees is the other stick).
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees = s.found.shared && looks_flat() != (p.front > p.back);
-        // Half a stick wide: on its edge, whatever the face reader says (a
-        // leaning stick split out of a blob was read as a face, confidently).
+        // Narrow in its blob and in its own patch: on its edge or leaning.
         let width = s.features[N_APPEAR] as f64;
         let narrow = width < EDGE_WIDTH
             && s.features[BAND_WIDTH] < EDGE_BAND
