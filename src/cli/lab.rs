@@ -86,14 +86,8 @@ pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// is this one (within 0.3 of a stick length), `None` for a stick off the mat
 /// or a found blob that is no stick.
 pub fn label(truth: &ThrowTruth, s: &Measured) -> Option<i32> {
-    let dist = |t: &sim::StickTruth| {
-        (t.center_px[0] - s.found.center[0]).hypot(t.center_px[1] - s.found.center[1])
-    };
-    let ts = truth
-        .sticks
-        .iter()
-        .min_by(|x, y| dist(x).total_cmp(&dist(y)))?;
-    if dist(ts) > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
+    let (ts, dist) = nearest_truth(truth, s.found.center)?;
+    if dist > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
         return None;
     }
     Some(match ts.face {
@@ -101,4 +95,13 @@ pub fn label(truth: &ThrowTruth, s: &Measured) -> Option<i32> {
         TruthFace::Back => CLASS_BACK,
         TruthFace::Ambiguous => CLASS_NEITHER,
     })
+}
+
+/// The true stick nearest an image point, and its distance (pixels).
+pub fn nearest_truth(truth: &ThrowTruth, at: [f64; 2]) -> Option<(&sim::StickTruth, f64)> {
+    truth
+        .sticks
+        .iter()
+        .map(|t| (t, (t.center_px[0] - at[0]).hypot(t.center_px[1] - at[1])))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }

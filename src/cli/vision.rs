@@ -842,14 +842,8 @@ fn run_eval(a: EvalArgs) -> Result<()> {
 
 /// Move a found stick to the pose of the nearest true stick (`--true-placement`).
 fn place_at_truth(s: &mut vision::sticks::Found, truth: &sim::ThrowTruth) {
-    let dist =
-        |t: &&sim::StickTruth| (t.center_px[0] - s.center[0]).hypot(t.center_px[1] - s.center[1]);
-    if let Some(t) = truth
-        .sticks
-        .iter()
-        .min_by(|a, b| dist(a).total_cmp(&dist(b)))
-    {
-        if dist(&t) < s.length * 0.5 {
+    if let Some((t, dist)) = lab::nearest_truth(truth, s.center) {
+        if dist < s.length * 0.5 {
             let a = t.angle_deg.to_radians();
             s.center = t.center_px;
             // Counter-clockwise as viewed, image y down.
@@ -895,13 +889,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             );
             for ((s, r), p) in t.sticks.iter().zip(&v.sticks).zip(&probs) {
                 if let Some(l) = lab::label(&t.truth, s) {
-                    if let Some(ts) = t.truth.sticks.iter().min_by(|a, b| {
-                        let d = |x: &sim::StickTruth| {
-                            (x.center_px[0] - s.found.center[0])
-                                .hypot(x.center_px[1] - s.found.center[1])
-                        };
-                        d(a).total_cmp(&d(b))
-                    }) {
+                    if let Some((ts, _)) = lab::nearest_truth(&t.truth, s.found.center) {
                         let (dx, dy) = (
                             ts.center_px[0] - s.found.center[0],
                             ts.center_px[1] - s.found.center[1],
@@ -1227,8 +1215,9 @@ fn run_train(a: TrainArgs) -> Result<()> {
     let mut add_look = |li: usize, taught: &vision::profile::Taught, d: &lab::ThrowDump| {
         for s in &d.sticks {
             if let Some(label) = lab::label(&d.truth, s) {
-                inputs.push(classify::model_input(taught, &s.features));
-                net_inputs.push(classify::net_input(taught, &s.features));
+                let model_in = classify::model_input(taught, &s.features);
+                net_inputs.push(classify::net_input_from(&model_in, &s.features));
+                inputs.push(model_in);
                 labels.push(label);
                 look_of.push(li);
             }
@@ -1389,6 +1378,7 @@ fn validate(
     // class; called right and called wrong at the lone stick's calling bar.
     let mut figures = [[0usize; 3]; 3];
     let mut has_net = false;
+    let th = vision::Thresholds::default();
     for &i in idx {
         let (f, n) = cls.parts_of_inputs(&inputs[i], &net_inputs[i])?;
         has_net = n.is_some();
@@ -1400,7 +1390,6 @@ fn validate(
             let Some(p) = p else { continue };
             let best = (0..3).max_by(|a, b| p[*a].total_cmp(&p[*b])).unwrap_or(0) as i32;
             figures[k][0] += usize::from(best == labels[i]);
-            let th = vision::Thresholds::default();
             if p[2] < th.neither_max && p[0].max(p[1]) >= th.face_call {
                 let read = if p[0] > p[1] { CLASS_FRONT } else { CLASS_BACK };
                 figures[k][if read == labels[i] { 1 } else { 2 }] += 1;

@@ -44,8 +44,15 @@ pub const N_NET_INPUT: usize = N_APPEAR + N_FIT + N_GEOM + N_PICTURE;
 
 /// The picture net's input for one stick.
 pub fn net_input(taught: &Taught, f: &[f32; N_FEATURES]) -> Vec<f32> {
-    let mut v = taught.normalise(&f[..N_APPEAR]);
-    v.extend_from_slice(&taught.face_fit(f));
+    net_input_from(&model_input(taught, f), f)
+}
+
+/// The picture net's input from the forest's ([`model_input`]), which already
+/// holds the taught-relative appearance and the shading fit (each computed
+/// once per stick).
+pub fn net_input_from(model_in: &[f32], f: &[f32; N_FEATURES]) -> Vec<f32> {
+    let mut v = model_in[..N_APPEAR].to_vec();
+    v.extend_from_slice(&model_in[N_APPEAR + ACROSS..]);
     v.extend_from_slice(&f[N_APPEAR..N_APPEAR + N_GEOM]);
     v.extend_from_slice(&f[PICTURE..PICTURE + N_PICTURE]);
     v
@@ -161,9 +168,6 @@ impl Classifier {
         Ok(Classifier::Ensemble(m, n))
     }
 
-    /// Probabilities from precomputed model inputs ([`model_input`] and
-    /// [`net_input`] unturned; the net also reads it turned). Forests and
-    /// ensembles only (training and validation).
     /// The forest's and the net's probabilities (front, back, neither) from
     /// precomputed model inputs ([`model_input`], [`net_input`] unturned).
     pub fn parts_of_inputs(
@@ -183,8 +187,8 @@ impl Classifier {
     pub fn probs(&self, taught: &Taught, f: &[f32; N_FEATURES]) -> opencv::Result<FaceProbs> {
         match self {
             Classifier::Forest(_) | Classifier::Ensemble(..) => {
-                let (a, b) =
-                    self.parts_of_inputs(&model_input(taught, f), &net_input(taught, f))?;
+                let model_in = model_input(taught, f);
+                let (a, b) = self.parts_of_inputs(&model_in, &net_input_from(&model_in, f))?;
                 Ok(combine(a, b))
             }
             Classifier::Taught => {

@@ -5,7 +5,7 @@
 //! Each stick is resampled into a canonical patch (along × across) so every
 //! feature is independent of where the stick lies and how big it looks.
 
-use super::sticks::Found;
+use super::sticks::{in_rect, Found};
 use opencv::core::{Mat, Scalar, Size, BORDER_REPLICATE};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -75,6 +75,26 @@ fn warp(src: &Mat, m: &Mat, interp: i32) -> opencv::Result<Mat> {
     Ok(out)
 }
 
+/// Frame pixels per patch pixel, along and across the stick.
+fn patch_steps(nominal: (f64, f64)) -> (f64, f64) {
+    (
+        SPAN_L * nominal.0 / PL as f64,
+        SPAN_W * nominal.1 / PW as f64,
+    )
+}
+
+/// Where patch pixel (`i` along, `j` across) of stick `s` lies in the frame.
+fn patch_point(s: &Found, nominal: (f64, f64), i: usize, j: usize) -> [f64; 2] {
+    let (sx, sy) = patch_steps(nominal);
+    let (d, n) = (s.dir, [-s.dir[1], s.dir[0]]);
+    let u = (i as f64 - (PL as f64 / 2.0 - 0.5)) * sx;
+    let v = (j as f64 - (PW as f64 / 2.0 - 0.5)) * sy;
+    [
+        s.center[0] + u * d[0] + v * n[0],
+        s.center[1] + u * d[1] + v * n[1],
+    ]
+}
+
 /// Resample a stick into the canonical patch. `nominal` is the taught (length,
 /// width) in pixels at this place.
 /// `mask_scale` is the mask's size relative to the frame.
@@ -86,14 +106,10 @@ pub fn patch(
     s: &Found,
     nominal: (f64, f64),
 ) -> opencv::Result<Patch> {
-    let sx = SPAN_L * nominal.0 / PL as f64;
-    let sy = SPAN_W * nominal.1 / PW as f64;
+    let (sx, sy) = patch_steps(nominal);
     let d = s.dir;
     let n = [-d[1], d[0]];
-    let ox =
-        s.center[0] - (PL as f64 / 2.0 - 0.5) * sx * d[0] - (PW as f64 / 2.0 - 0.5) * sy * n[0];
-    let oy =
-        s.center[1] - (PL as f64 / 2.0 - 0.5) * sx * d[1] - (PW as f64 / 2.0 - 0.5) * sy * n[1];
+    let [ox, oy] = patch_point(s, nominal, 0, 0);
     let m = Mat::from_slice_2d(&[[sx * d[0], sy * n[0], ox], [sx * d[1], sy * n[1], oy]])?;
     let f = warp(frame, &m, imgproc::INTER_LINEAR)?;
     let e = warp(empty, &m, imgproc::INTER_LINEAR)?;
@@ -179,15 +195,6 @@ fn stick_rows() -> std::ops::Range<usize> {
 /// lying across this one must not pass for its shading, its edge or its mark.
 /// `others` are the other sticks found in the same frame (frame pixels).
 pub fn erase_others(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> Patch {
-    let sx = SPAN_L * nominal.0 / PL as f64;
-    let sy = SPAN_W * nominal.1 / PW as f64;
-    let d = s.dir;
-    let n = [-d[1], d[0]];
-    // Within a rectangle (centre, direction, half length, half width)?
-    let inside = |q: [f64; 2], c: [f64; 2], dir: [f64; 2], hl: f64, hw: f64| {
-        let (dx, dy) = (q[0] - c[0], q[1] - c[1]);
-        (dx * dir[0] + dy * dir[1]).abs() <= hl && (-dx * dir[1] + dy * dir[0]).abs() <= hw
-    };
     let near: Vec<&Found> = others
         .iter()
         .filter(|o| {
@@ -201,18 +208,13 @@ pub fn erase_others(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Fou
     }
     for j in 0..PW {
         for i in 0..PL {
-            let u = (i as f64 - (PL as f64 / 2.0 - 0.5)) * sx;
-            let v = (j as f64 - (PW as f64 / 2.0 - 0.5)) * sy;
-            let q = [
-                s.center[0] + u * d[0] + v * n[0],
-                s.center[1] + u * d[1] + v * n[1],
-            ];
-            if inside(q, s.center, d, s.length / 2.0, nominal.1 / 2.0) {
+            let q = patch_point(s, nominal, i, j);
+            if in_rect(q, s.center, s.dir, s.length / 2.0, nominal.1 / 2.0) {
                 continue;
             }
             // A little beyond the other's outline: its edge blurs into the mat.
             if near.iter().any(|o| {
-                inside(
+                in_rect(
                     q,
                     o.center,
                     o.dir,

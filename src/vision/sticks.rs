@@ -164,6 +164,13 @@ pub fn others_than(found: &[Found], i: usize) -> Vec<Found> {
         .collect()
 }
 
+/// Whether point `q` lies in the rectangle of centre `c`, unit direction
+/// `dir` (along its length), half length `hl` and half width `hw`.
+pub fn in_rect(q: [f64; 2], c: [f64; 2], dir: [f64; 2], hl: f64, hw: f64) -> bool {
+    let (dx, dy) = (q[0] - c[0], q[1] - c[1]);
+    (dx * dir[0] + dy * dir[1]).abs() <= hl && (-dx * dir[1] + dy * dir[0]).abs() <= hw
+}
+
 /// The share of a stick's footprint that other sticks' footprints cover:
 /// one lies across it or it lies across one (0 for sticks that only touch
 /// side by side, or lie apart). Sampled on a grid over the footprint.
@@ -171,11 +178,6 @@ pub fn covered_share(s: &Found, others: &[Found]) -> f64 {
     const ALONG: usize = 16;
     const ACROSS: usize = 4;
     let n = [-s.dir[1], s.dir[0]];
-    let inside = |q: [f64; 2], o: &Found| {
-        let (dx, dy) = (q[0] - o.center[0], q[1] - o.center[1]);
-        (dx * o.dir[0] + dy * o.dir[1]).abs() <= o.length / 2.0
-            && (-dx * o.dir[1] + dy * o.dir[0]).abs() <= o.width / 2.0
-    };
     let mut covered = 0;
     for a in 0..ALONG {
         for b in 0..ACROSS {
@@ -185,7 +187,10 @@ pub fn covered_share(s: &Found, others: &[Found]) -> f64 {
                 s.center[0] + u * s.dir[0] + v * n[0],
                 s.center[1] + u * s.dir[1] + v * n[1],
             ];
-            if others.iter().any(|o| inside(q, o)) {
+            if others
+                .iter()
+                .any(|o| in_rect(q, o.center, o.dir, o.length / 2.0, o.width / 2.0))
+            {
                 covered += 1;
             }
         }
