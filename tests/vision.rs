@@ -281,3 +281,28 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
     assert!(vision::readability_note(0.55).is_some());
     assert!(vision::readability_note(0.95).is_none());
 }
+
+#[test]
+fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
+    // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber
+    // mat; the model reads a taught stick as its own face at about 35 %.
+    let look = Look::random(1_001_203, 1280, 720);
+    let empty = empty_of(&look);
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let teach = |w: &str| teach_picture(&look, w);
+    let set = vision::teach_measure(
+        &cal,
+        &empty,
+        &teach("front"),
+        &teach("back"),
+        &teach("marked"),
+    )
+    .unwrap();
+    let taught = set.learn().unwrap();
+    let err = vision::check_readable(&model(), &taught, &set).unwrap_err();
+    assert!(
+        matches!(err, vision::TeachError::Unreadable(w) if w < vision::UNREADABLE),
+        "{err}"
+    );
+    assert!(err.to_string().contains("cannot tell the two faces apart"));
+}

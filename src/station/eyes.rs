@@ -352,9 +352,10 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Err(e) => return reply(false, e.to_string(), checks),
     };
     let mut message = String::from("profile taught");
-    let note = vision::readability(&classifier, &taught, &set)
-        .ok()
-        .and_then(vision::readability_note);
+    let note = match vision::check_readable(&classifier, &taught, &set) {
+        Ok(worst) => vision::readability_note(worst),
+        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
+    };
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),

@@ -56,6 +56,13 @@ pub fn simulated_station(
     )
     .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
     let taught = set.learn().map_err(|e| anyhow::anyhow!("teach: {e}"))?;
+    // A station reading with a model refuses a stick set it cannot read, as
+    // `teach` does; the stations that render training throws read with the
+    // taught-faces rule and learn from every look.
+    if !matches!(classifier, Classifier::Taught) {
+        vision::check_readable(&classifier, &taught, &set)
+            .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
+    }
     Ok((Detector::new(cal, taught, empty, classifier)?, set))
 }
 

@@ -503,61 +503,267 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed
     Ok(out)
 }
 
-/// How well a set of sticks explains a blob: foreground covered, less half of
-/// each background pixel covered and half of each doubly covered one.
-fn explain(fg: &[u8], bw: usize, bh: usize, rects: &[Placed], l: f64) -> f64 {
-    // Bounding box of all rectangles, to skip most of the crop.
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for (c, _, _) in rects {
-        x0 = x0.min(c[0] - l / 2.0 - 1.0);
-        y0 = y0.min(c[1] - l / 2.0 - 1.0);
-        x1 = x1.max(c[0] + l / 2.0 + 1.0);
-        y1 = y1.max(c[1] + l / 2.0 + 1.0);
+/// How well a set of sticks explains a blob, kept up to date as single
+/// sticks move: how many sticks cover each pixel, and the score (each
+/// foreground pixel covered counts 1, less a quarter for each stick beyond
+/// the first; each background pixel covered costs a half per stick). A move
+/// only revisits the pixels of the stick that moves.
+struct Coverage<'a> {
+    fg: &'a [u8],
+    bw: usize,
+    bh: usize,
+    l: f64,
+    count: Vec<u8>,
+    score: f64,
+}
+
+impl<'a> Coverage<'a> {
+    fn new(fg: &'a [u8], bw: usize, bh: usize, l: f64, rects: &[Placed]) -> Coverage<'a> {
+        let mut c = Coverage {
+            fg,
+            bw,
+            bh,
+            l,
+            count: vec![0; bw * bh],
+            score: 0.0,
+        };
+        rects.iter().for_each(|r| c.lay(r, true));
+        c
     }
-    let xs = (x0.max(0.0) as usize)..(x1.max(0.0) as usize).min(bw);
-    let ys = (y0.max(0.0) as usize)..(y1.max(0.0) as usize).min(bh);
-    let mut score = 0.0;
-    for y in ys {
-        for x in xs.clone() {
-            let mut n = 0;
-            for (c, d, w) in rects {
+
+    fn pixel(fg: bool, n: u8) -> f64 {
+        match (n, fg) {
+            (0, _) => 0.0,
+            (n, true) => 1.0 - 0.25 * (n - 1) as f64,
+            (n, false) => -0.5 * n as f64,
+        }
+    }
+
+    /// Lay a stick on the blob (`on`) or lift it off.
+    fn lay(&mut self, (c, d, w): &Placed, on: bool) {
+        let (hl, hw) = (self.l / 2.0, w / 2.0);
+        // The stick's bounding box.
+        let ex = hl * d[0].abs() + hw * d[1].abs();
+        let ey = hl * d[1].abs() + hw * d[0].abs();
+        let x0 = (c[0] - ex).floor().max(0.0) as usize;
+        let y0 = (c[1] - ey).floor().max(0.0) as usize;
+        let x1 = ((c[0] + ex).ceil().max(-1.0) + 1.0).min(self.bw as f64) as usize;
+        let y1 = ((c[1] + ey).ceil().max(-1.0) + 1.0).min(self.bh as f64) as usize;
+        for y in y0..y1 {
+            // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a
+            // pixel wider each side; the exact test below decides.
+            let dy = y as f64 - c[1];
+            let (mut lo, mut hi) = (x0 as f64, x1 as f64);
+            for (a, b, h) in [(d[0], dy * d[1], hl), (-d[1], dy * d[0], hw)] {
+                // a·dx + b within ±h.
+                if a.abs() > 1e-9 {
+                    let (p, q) = ((-h - b) / a, (h - b) / a);
+                    lo = lo.max(p.min(q) + c[0] - 1.0);
+                    hi = hi.min(p.max(q) + c[0] + 2.0);
+                }
+            }
+            let (xa, xb) = (
+                lo.max(x0 as f64) as usize,
+                hi.min(x1 as f64).max(0.0) as usize,
+            );
+            for x in xa..xb.max(xa) {
                 let (dx, dy) = (x as f64 - c[0], y as f64 - c[1]);
                 let u = dx * d[0] + dy * d[1];
                 let v = -dx * d[1] + dy * d[0];
-                if u.abs() <= l / 2.0 && v.abs() <= w / 2.0 {
-                    n += 1;
+                if u.abs() > hl || v.abs() > hw {
+                    continue;
                 }
-            }
-            if n == 0 {
-                continue;
-            }
-            if fg[y * bw + x] > 0 {
-                score += 1.0 - 0.25 * (n - 1) as f64;
-            } else {
-                score -= 0.5 * n as f64;
+                let k = y * self.bw + x;
+                let fg = self.fg[k] > 0;
+                let n = self.count[k];
+                let m = if on {
+                    n.saturating_add(1)
+                } else {
+                    n.saturating_sub(1)
+                };
+                self.score += Self::pixel(fg, m) - Self::pixel(fg, n);
+                self.count[k] = m;
             }
         }
     }
-    score
+
+    /// The score with `from` moved to `to` (the move is made).
+    fn shift(&mut self, from: &Placed, to: &Placed) -> f64 {
+        self.lay(from, false);
+        self.lay(to, true);
+        self.score
+    }
 }
 
 /// Local search on the greedy fit: shift, turn and narrow each stick while
 /// that explains the blob better (undoes fits that straddle two sticks).
 fn refine(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<()> {
+    refine_rounds(blob, rects, l, wd, 12)
+}
+
+/// Sticks split out of one blob, placed again on the full-resolution
+/// foreground of their neighbourhood: the split is found on the half-size
+/// mask, where a stick is only a few pixels wide, and a stick placed a fifth
+/// of a width off reads part of its neighbour or of the mat as its own face.
+/// `group` holds full-frame placements that shared one blob; `crop` is the
+/// full-resolution foreground around them, whose top-left corner is `origin`.
+pub fn refit_full(
+    crop: &Mat,
+    origin: [f64; 2],
+    group: &mut [Found],
+    l: f64,
+    wd: f64,
+) -> opencv::Result<()> {
+    let mut rects: Vec<Placed> = group
+        .iter()
+        .map(|s| {
+            (
+                [s.center[0] - origin[0], s.center[1] - origin[1]],
+                s.dir,
+                if s.width < wd * 0.8 { wd * NARROW } else { wd },
+            )
+        })
+        .collect();
+    // A stick lying flat may show narrower than the taught width (a round
+    // face's dark flanks read as mat): fitted at the full width beside
+    // another, it leaves a strip that a narrow stick, "on its edge", fills.
+    let widths = [1.0, REFIT_SLIM, NARROW];
+    split_straddles(crop, &mut rects, l, wd)?;
+    refine_with(crop, &mut rects, l, wd, REFIT_ROUNDS, &widths, REFIT_SHIFT)?;
+    for (s, (c, d, w)) in group.iter_mut().zip(rects) {
+        s.center = [c[0] + origin[0], c[1] + origin[1]];
+        s.dir = d;
+        s.width = w;
+    }
+    Ok(())
+}
+
+/// Two near-parallel sticks side by side that the greedy fit placed one on
+/// the seam between them and the other as a narrow strip at the side: no
+/// move of a pixel or two undoes that, so each such pair is also tried laid
+/// apart across their common axis, about a width between them (each keeping
+/// its place along), and taken when that explains the blob better.
+fn split_straddles(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<()> {
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
     let fg = blob.data_bytes()?.to_vec();
-    let mut best = explain(&fg, bw, bh, rects, l);
-    for _round in 0..12 {
+    let mut cover = Coverage::new(&fg, bw, bh, l, rects);
+    let mut best = cover.score;
+    for i in 0..rects.len() {
+        for j in i + 1..rects.len() {
+            let (ci, di, _) = rects[i];
+            let (cj, mut dj, _) = rects[j];
+            let dot = di[0] * dj[0] + di[1] * dj[1];
+            if dot.abs() < STRADDLE_PARALLEL {
+                continue;
+            }
+            if dot < 0.0 {
+                dj = [-dj[0], -dj[1]];
+            }
+            let d = {
+                let s = [di[0] + dj[0], di[1] + dj[1]];
+                let k = s[0].hypot(s[1]);
+                [s[0] / k, s[1] / k]
+            };
+            let n = [-d[1], d[0]];
+            let m = [(ci[0] + cj[0]) / 2.0, (ci[1] + cj[1]) / 2.0];
+            let along = |c: [f64; 2]| (c[0] - m[0]) * d[0] + (c[1] - m[1]) * d[1];
+            let gap = |c: [f64; 2]| ((c[0] - m[0]) * n[0] + (c[1] - m[1]) * n[1]).abs() * 2.0;
+            // Only sticks closer across than a width and a third: a pair a
+            // full width apart already lies side by side.
+            if gap(ci) > 1.3 * wd {
+                continue;
+            }
+            let (ti, tj) = (along(ci), along(cj));
+            let at =
+                |t: f64, off: f64| [m[0] + t * d[0] + off * n[0], m[1] + t * d[1] + off * n[1]];
+            let keep = (rects[i], rects[j]);
+            let mut pick = None;
+            // Each stays on its side of the midpoint between them (laid
+            // apart the other way round they would only swap places).
+            let side = if (ci[0] - m[0]) * n[0] + (ci[1] - m[1]) * n[1] >= 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
+            for apart in [0.8, 0.9, 1.0, 1.1] {
+                for (wi, wj) in [(1.0, 1.0), (REFIT_SLIM, 1.0), (1.0, REFIT_SLIM)] {
+                    let h = side * apart * wd / 2.0;
+                    let (a, b) = ((at(ti, h), d, wi * wd), (at(tj, -h), d, wj * wd));
+                    cover.shift(&rects[i], &a);
+                    let sc = cover.shift(&rects[j], &b);
+                    if sc > best + 0.25 {
+                        best = sc;
+                        pick = Some((a, b));
+                    }
+                    cover.shift(&a, &rects[i]);
+                    cover.shift(&b, &rects[j]);
+                }
+            }
+            let (a, b) = pick.unwrap_or(keep);
+            cover.shift(&rects[i], &a);
+            cover.shift(&rects[j], &b);
+            rects[i] = a;
+            rects[j] = b;
+        }
+    }
+    Ok(())
+}
+
+/// |cos| of the angle under which two sticks count as near-parallel (12°).
+const STRADDLE_PARALLEL: f64 = 0.978;
+
+/// Rounds of the full-resolution refit: each moves a stick by at most a
+/// pixel or two (a half-size pixel is two), so a few rounds reach the
+/// half-size fit's error.
+const REFIT_ROUNDS: usize = 4;
+/// The slimmer width a flat stick may take in the refit (still well above
+/// the on-edge bar of 0.7).
+const REFIT_SLIM: f64 = 0.85;
+/// How far (pixels across) a stick given another width may also move (it
+/// is tried there, in place, and as far the other way).
+const REFIT_SHIFT: i32 = 2;
+
+fn refine_rounds(
+    blob: &Mat,
+    rects: &mut [Placed],
+    l: f64,
+    wd: f64,
+    rounds: usize,
+) -> opencv::Result<()> {
+    refine_with(blob, rects, l, wd, rounds, &[1.0, NARROW], 0)
+}
+
+/// Width of a stick on its edge, against the nominal width (its thickness:
+/// about half).
+const NARROW: f64 = 0.55;
+
+/// [`refine_rounds`] with the widths (against the nominal) a stick may take,
+/// and how far across (pixels) it may move when it takes another.
+fn refine_with(
+    blob: &Mat,
+    rects: &mut [Placed],
+    l: f64,
+    wd: f64,
+    rounds: usize,
+    widths: &[f64],
+    width_shift: i32,
+) -> opencv::Result<()> {
+    let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
+    let fg = blob.data_bytes()?.to_vec();
+    let mut cover = Coverage::new(&fg, bw, bh, l, rects);
+    let mut best = cover.score;
+    // Whether a width counts as a stick on its edge.
+    let edge = |w: f64| w < wd * 0.7;
+    for _round in 0..rounds {
         let mut improved = false;
-        for i in 0..rects.len() {
-            let (c, d, w) = rects[i];
+        for r in rects.iter_mut() {
+            let (c, d, w) = *r;
             let n = [-d[1], d[0]];
             let turn = |a: f64| {
                 let (cs, sn) = (a.cos(), a.sin());
                 [d[0] * cs - d[1] * sn, d[0] * sn + d[1] * cs]
             };
-            let other_w = if w < wd * 0.8 { wd } else { wd * 0.55 };
-            let moves = [
+            let mut moves = vec![
                 ([c[0] + n[0], c[1] + n[1]], d, w),
                 ([c[0] - n[0], c[1] - n[1]], d, w),
                 ([c[0] + 2.0 * n[0], c[1] + 2.0 * n[1]], d, w),
@@ -566,19 +772,48 @@ fn refine(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<(
                 ([c[0] - d[0], c[1] - d[1]], d, w),
                 (c, turn(0.03), w),
                 (c, turn(-0.03), w),
-                (c, d, other_w),
             ];
-            for (k, m) in moves.into_iter().enumerate() {
-                rects[i] = m;
-                let sc = explain(&fg, bw, bh, rects, l);
-                // Narrowing must clearly pay: a stick on its edge is half as wide.
-                let need = if k == 8 { 0.1 * l * wd } else { 0.25 };
+            if width_shift > 0 {
+                // At full resolution also a few pixels along at once.
+                let k = width_shift as f64;
+                moves.push(([c[0] + k * d[0], c[1] + k * d[1]], d, w));
+                moves.push(([c[0] - k * d[0], c[1] - k * d[1]], d, w));
+            }
+            // Another width, with the shift across that suits it best (a
+            // stick slimmed in place leaves the strip it no longer covers).
+            for nw in widths
+                .iter()
+                .map(|k| k * wd)
+                .filter(|nw| (nw - w).abs() > 1e-6)
+            {
+                let mut pick = ((c, d, nw), f64::MIN);
+                for sh in (-width_shift..=width_shift).step_by(width_shift.max(1) as usize) {
+                    let m = ([c[0] + sh as f64 * n[0], c[1] + sh as f64 * n[1]], d, nw);
+                    let sc = cover.shift(r, &m);
+                    cover.shift(&m, r);
+                    if sc > pick.1 {
+                        pick = (m, sc);
+                    }
+                }
+                moves.push(pick.0);
+            }
+            for m in moves {
+                let sc = cover.shift(r, &m);
+                *r = m;
+                // Narrowing to a stick on its edge (or widening back) must
+                // clearly pay: a stick on its edge is half as wide.
+                let need = if edge(m.2) != edge(w) {
+                    0.1 * l * wd
+                } else {
+                    0.25
+                };
                 if sc > best + need {
                     best = sc;
                     improved = true;
                     break;
                 }
-                rects[i] = (c, d, w);
+                cover.shift(&m, &(c, d, w));
+                *r = (c, d, w);
             }
         }
         if !improved {
@@ -617,5 +852,70 @@ mod tests {
         // Apart: nothing.
         assert_eq!(covered_share(&me, &[stick([300.0, 100.0], 0.0)]), 0.0);
         assert!(share > crate::vision::CROSSED);
+    }
+
+    /// A mask with filled sticks (full resolution).
+    fn mask_of(sticks: &[Found], w: i32, h: i32) -> Mat {
+        let mut m = Mat::zeros(h, w, opencv::core::CV_8U)
+            .unwrap()
+            .to_mat()
+            .unwrap();
+        for s in sticks {
+            let pts: Vector<Point> = s
+                .corners()
+                .iter()
+                .map(|c| Point::new(c[0].round() as i32, c[1].round() as i32))
+                .collect();
+            imgproc::fill_convex_poly_def(&mut m, &pts, Scalar::all(255.0)).unwrap();
+        }
+        m
+    }
+
+    #[test]
+    fn the_full_resolution_refit_moves_split_sticks_onto_their_pixels() {
+        // Two sticks side by side, touching, one of them a little slimmer
+        // than the taught width (as a round face whose flanks read as mat).
+        let (l, wd) = (60.0, 12.0);
+        let a = stick([60.0, 50.0], 0.0);
+        let mut b = stick([60.0, 61.0], 4.0);
+        b.width = 10.0;
+        let mask = mask_of(&[a, b], 120, 110);
+        // As the half-size split leaves them: off by two pixels across and
+        // a few degrees, the slim one fitted as if on its edge.
+        let mut start_a = stick([60.0, 48.0], 3.0);
+        let mut start_b = stick([60.0, 63.0], 0.0);
+        start_b.width = wd * NARROW;
+        start_a.length = l;
+        start_b.length = l;
+        let mut group = [start_a, start_b];
+        refit_full(&mask, [0.0, 0.0], &mut group, l, wd).unwrap();
+        for (got, truth) in group.iter().zip([a, b]) {
+            let off = (got.center[0] - truth.center[0]).hypot(got.center[1] - truth.center[1]);
+            let turn = (got.angle_deg() - truth.angle_deg()).abs();
+            assert!(off <= 1.5, "{got:?} against {truth:?}");
+            assert!(turn.min(180.0 - turn) <= 2.5, "{got:?} against {truth:?}");
+        }
+        // The slim stick is read as lying flat, not on its edge.
+        assert!(group[1].width >= 0.7 * wd, "{:?}", group[1]);
+    }
+
+    #[test]
+    fn a_fit_straddling_two_sticks_side_by_side_is_laid_apart() {
+        let (l, wd) = (60.0, 12.0);
+        let a = stick([60.0, 50.0], 0.0);
+        let b = stick([64.0, 62.0], 0.0);
+        let mask = mask_of(&[a, b], 130, 110);
+        // The greedy fit's trap: one stick on the seam between the two, the
+        // other a narrow strip along the far side, "on its edge".
+        let on_seam = stick([61.0, 56.0], 0.0);
+        let mut strip = stick([64.0, 64.5], 0.0);
+        strip.width = wd * NARROW;
+        let mut group = [on_seam, strip];
+        refit_full(&mask, [0.0, 0.0], &mut group, l, wd).unwrap();
+        for (got, truth) in group.iter().zip([a, b]) {
+            let off = (got.center[0] - truth.center[0]).hypot(got.center[1] - truth.center[1]);
+            assert!(off <= 1.5, "{got:?} against {truth:?}");
+            assert!(got.width >= 0.7 * wd, "{got:?}");
+        }
     }
 }

@@ -94,6 +94,15 @@ pub const MARK_NEED: f64 = 0.8;
 /// touch side by side are read like lone ones: each is measured with the
 /// other painted over.
 pub const CROSSED: f64 = 0.15;
+/// Share of a stick's footprint under others above which its face is not
+/// read at all (a stick lying across another covers about a third of it at
+/// most).
+pub const HIDDEN: f64 = 0.5;
+/// Two sticks of one blob centred closer than this many stick widths and
+/// crossing at a shallow angle (|cos| above `TWIN_COS`, under 40°): how the
+/// finder fits two sticks lying side by side when it cannot split them.
+const TWIN: f64 = 0.5;
+const TWIN_COS: f64 = 0.766;
 /// How fast the mark's certainty grows away from the taught midpoint (below).
 const MARK_SLOPE: f64 = 6.0;
 /// Overall throw confidence under which the throw is referred (each stick
@@ -108,6 +117,13 @@ const EDGE_WIDTH: f64 = 0.7;
 const EDGE_BAND: f32 = 0.8;
 const EDGE_CALL: f64 = 0.97;
 const EDGE_NEITHER: f64 = 0.05;
+/// The narrowest band `features` measures (half the taught width: it clamps
+/// there).
+const THINNEST_BAND: f32 = 0.501;
+/// A split stick the refit found slimmer than the taught width (it fits the
+/// slim width, 0.85) may be a leaning one seen partly from the side: one read
+/// round at 0.96 made a silent call on a fresh held-out look.
+const SLIM_WIDTH: f64 = 0.9;
 /// Placement margin (cm) inside which the edge decision goes to the referee
 /// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
 const LINE_MARGIN_CM: f64 = 3.0;
@@ -175,9 +191,16 @@ pub fn judge_with(
     let mut off_guess = false;
     // Sticks lying across another or under one.
     let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
-    let crossed: Vec<bool> = (0..sticks.len())
-        .map(|i| found[i].shared && covered_share(&found[i], &others_than(&found, i)) > th.crossed)
+    let covered: Vec<f64> = (0..sticks.len())
+        .map(|i| {
+            if found[i].shared {
+                covered_share(&found[i], &others_than(&found, i))
+            } else {
+                0.0
+            }
+        })
         .collect();
+    let crossed: Vec<bool> = covered.iter().map(|c| *c > th.crossed).collect();
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
@@ -219,11 +242,30 @@ pub fn judge_with(
         let disagrees = s.found.shared && looks_flat() != (p.front > p.back);
         // Narrow in its blob and in its own patch: on its edge or leaning.
         let width = s.features[N_APPEAR] as f64;
-        let narrow = width < EDGE_WIDTH
-            && s.features[BAND_WIDTH] < EDGE_BAND
-            && s.found.shared
+        // Or fitted at full width but showing the narrowest band the patch
+        // can measure: a stick on its edge beside another, read as a round
+        // face by both readers at 0.94 (a silent 개 for 걸). Or fitted slim.
+        let band = s.features[BAND_WIDTH];
+        let narrow = s.found.shared
+            && (width < EDGE_WIDTH && band < EDGE_BAND
+                || band <= THINNEST_BAND
+                || width < SLIM_WIDTH)
             && (best < EDGE_CALL || p.neither >= EDGE_NEITHER);
-        let face = if p.neither >= th.neither_max || best < call || disagrees || narrow {
+        // Mostly under another: what shows is not its own face. Or centred
+        // where another is, at a shallow angle: the split of its blob is in
+        // doubt (two sticks side by side were fitted as a narrow X on their
+        // seam, and both read flat, confidently: a silent 걸 for 개).
+        let twin = s.found.shared
+            && sticks.iter().enumerate().any(|(j, o)| {
+                let (a, b) = (s.found.dir, o.found.dir);
+                j != i
+                    && (o.found.center[0] - s.found.center[0])
+                        .hypot(o.found.center[1] - s.found.center[1])
+                        < TWIN * s.nominal.1
+                    && (a[0] * b[0] + a[1] * b[1]).abs() > TWIN_COS
+            });
+        let hidden = covered[i] > HIDDEN || twin;
+        let face = if p.neither >= th.neither_max || best < call || disagrees || narrow || hidden {
             Face::Unsure
         } else if p.front > p.back {
             Face::Front
