@@ -158,7 +158,7 @@ pub fn measure_placed(
 
 /// Place the sticks split out of each blob again on the full-resolution
 /// foreground around them ([`sticks::refit_full`]). Sticks of one blob share
-/// its area ratio and lie within a stick's length of one another.
+/// its area ratio and lie within two stick lengths of one another.
 fn refit_split(
     frame: &Mat,
     empty: &Mat,
@@ -195,7 +195,8 @@ fn refit_split(
         let y0 = ((y0 - wd).floor() as i32).max(0);
         let x1 = ((x1 + wd).ceil() as i32).min(frame.cols());
         let y1 = ((y1 + wd).ceil() as i32).min(frame.rows());
-        // Wider than `work_scale` halves: not a group of sticks.
+        // A crop `to_lab` would halve (over 900 wide) is no group of sticks;
+        // narrower ones keep their full resolution.
         if x1 - x0 < 8 || y1 - y0 < 8 || x1 - x0 > 900 {
             continue;
         }
@@ -300,7 +301,7 @@ pub fn readability(
 /// neither. On held-out looks the one such station (a taught stick read at
 /// 35 %: 7-pixel-wide sticks on a dark rubber mat) made a confident wrong
 /// call that no bar caught (both readers at 0.99); stations at 0.67 and up
-/// made none (123 stored looks).
+/// made none (every stored held-out, development and validation look).
 pub const UNREADABLE: f64 = 0.5;
 
 /// [`readability`], refused under [`UNREADABLE`].
