@@ -258,9 +258,9 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
     }
 }
 
-#[test]
-fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
-    let look = &looks()[0];
+/// Calibrate a look's empty mat and teach its stick set (the measured teach
+/// pictures with what was learned from them).
+fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet) {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
     let teach = |w: &str| teach_picture(look, w);
@@ -272,7 +272,12 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
         &teach("marked"),
     )
     .unwrap();
-    let taught = set.learn().unwrap();
+    (set.learn().unwrap(), set)
+}
+
+#[test]
+fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
+    let (taught, set) = taught_set(&looks()[0]);
     let worst = vision::readability(&model(), &taught, &set).unwrap();
     assert!(
         worst > 0.5 && worst <= 1.0,
@@ -286,19 +291,7 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
 fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber
     // mat; the model reads a taught stick as its own face at about 35 %.
-    let look = Look::random(1_001_203, 1280, 720);
-    let empty = empty_of(&look);
-    let cal = calibrate(&empty, spec(&look)).unwrap();
-    let teach = |w: &str| teach_picture(&look, w);
-    let set = vision::teach_measure(
-        &cal,
-        &empty,
-        &teach("front"),
-        &teach("back"),
-        &teach("marked"),
-    )
-    .unwrap();
-    let taught = set.learn().unwrap();
+    let (taught, set) = taught_set(&Look::random(1_001_203, 1280, 720));
     let err = vision::check_readable(&model(), &taught, &set).unwrap_err();
     assert!(
         matches!(err, vision::TeachError::Unreadable(w) if w < vision::UNREADABLE),

@@ -598,7 +598,7 @@ impl<'a> Coverage<'a> {
 /// Local search on the greedy fit: shift, turn and narrow each stick while
 /// that explains the blob better (undoes fits that straddle two sticks).
 fn refine(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv::Result<()> {
-    refine_rounds(blob, rects, l, wd, 12)
+    refine_with(blob, rects, l, wd, 12, &[1.0, NARROW], 0)
 }
 
 /// Sticks split out of one blob, placed again on the full-resolution
@@ -723,22 +723,13 @@ const REFIT_SLIM: f64 = 0.85;
 /// is tried there, in place, and as far the other way).
 const REFIT_SHIFT: i32 = 2;
 
-fn refine_rounds(
-    blob: &Mat,
-    rects: &mut [Placed],
-    l: f64,
-    wd: f64,
-    rounds: usize,
-) -> opencv::Result<()> {
-    refine_with(blob, rects, l, wd, rounds, &[1.0, NARROW], 0)
-}
-
 /// Width of a stick on its edge, against the nominal width (its thickness:
 /// about half).
 const NARROW: f64 = 0.55;
 
-/// [`refine_rounds`] with the widths (against the nominal) a stick may take,
-/// and how far across (pixels) it may move when it takes another.
+/// The local search of [`refine`] and [`refit_full`]: up to `rounds` rounds,
+/// with the widths (against the nominal) a stick may take, and how far across
+/// (pixels) it may move when it takes another.
 fn refine_with(
     blob: &Mat,
     rects: &mut [Placed],
