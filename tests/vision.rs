@@ -5,6 +5,7 @@
 use opencv::core::{Mat, Rect, Size, BORDER_DEFAULT};
 use opencv::imgproc;
 use opencv::prelude::*;
+use yutstation::rules::yut::ThrowResult;
 use yutstation::sim::{self, HardCase, Look, Scene, HELD_OUT_LOOK_BASE};
 use yutstation::vision::calibrate::{calibrate, CalibrateError, MatSpec};
 use yutstation::vision::classify::Classifier;
@@ -157,6 +158,21 @@ fn calibration_refuses_what_it_cannot_use() {
     assert!(matches!(r, Err(CalibrateError::Blurred(_))), "{r:?}");
 }
 
+#[test]
+fn calibration_refuses_an_outline_that_leaves_the_mat_edge() {
+    // Held-out look 1001803: a pale mat on a floor as pale on its left. The
+    // mat's blob stopped short on that side, and the fitted square, a third
+    // too small, made every throw 낙.
+    let look = Look::random(1_001_803, 1280, 720);
+    let r = calibrate(&empty_of(&look), spec(&look));
+    assert!(
+        matches!(r, Err(CalibrateError::EdgeUnclear("left", share)) if share > 10.0),
+        "{r:?}"
+    );
+    let msg = r.unwrap_err().to_string();
+    assert!(msg.contains("--corners"), "{msg}");
+}
+
 fn station(look: &Look) -> Detector {
     try_station(look).unwrap()
 }
@@ -182,6 +198,18 @@ fn teaching_learns_the_stick_size_and_the_mark() {
             s.width
         );
         assert!(t.mark_margin > 0.0);
+        assert!(
+            t.mark_distinct(),
+            "mark {} ± {}",
+            t.mark_threshold,
+            t.mark_margin
+        );
+        // The generated marks lie at the stick's middle.
+        let [near, far] = t.mark_span;
+        assert!(
+            near < 0.05 && far > near && far < 0.25,
+            "mark span {near}..{far}"
+        );
     }
 }
 
@@ -283,8 +311,74 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
         worst > 0.5 && worst <= 1.0,
         "taught faces read at {worst} at worst"
     );
-    assert!(vision::readability_note(0.55).is_some());
-    assert!(vision::readability_note(0.95).is_none());
+    assert_eq!(vision::teach_notes(0.55, &taught).len(), 1);
+    assert!(vision::teach_notes(0.95, &taught).is_empty());
+}
+
+#[test]
+fn a_mark_that_hardly_stands_out_sends_every_do_to_the_referee() {
+    // Held-out look 1001101: a 6-pixel X on 15 cm sticks; the marked stick's
+    // mark score is only 1.2 times an unmarked one's (it once made a silent
+    // 도 for 뒷도).
+    let look = Look::random(1_001_101, 1280, 720);
+    let (taught, set) = taught_set(&look);
+    assert!(!taught.mark_distinct());
+    let worst = vision::readability(&model(), &taught, &set).unwrap();
+    let notes = vision::teach_notes(worst, &taught);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("every 도 and 뒷도 goes to the referee")),
+        "{notes:?}"
+    );
+    let empty = empty_of(&look);
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let d = Detector::new(cal, taught, empty, model()).unwrap();
+    let img = sim::render(&look, &sim::teach_scene(&look, "marked"))
+        .to_bgr_mat()
+        .unwrap();
+    let v = d.detect(&img).unwrap();
+    assert_eq!(v.result, None, "{v:?}");
+    assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
+    assert_eq!(v.best_guess, ThrowResult::Backdo, "{v:?}");
+}
+
+/// The marked picture of a look (only the marked stick flat face up) with
+/// another stick, round face up, laid across the marked one at `along` of
+/// its length from its middle.
+fn marked_stick_crossed(look: &Look, along: f64) -> Scene {
+    let mut scene = sim::teach_scene(look, "marked");
+    let marked = scene.sticks[1];
+    assert!(marked.marked);
+    let (c, s) = (marked.yaw.cos(), marked.yaw.sin());
+    let l = look.sticks.length;
+    let over = &mut scene.sticks[0];
+    over.yaw = marked.yaw + std::f64::consts::FRAC_PI_2;
+    over.center = [
+        marked.center[0] + c * along * l,
+        marked.center[1] + s * along * l,
+    ];
+    over.z = look.sticks.thickness;
+    scene
+}
+
+#[test]
+fn a_stick_lying_across_the_marked_one_away_from_its_mark_does_not_hide_it() {
+    let look = &looks()[0];
+    let d = station(look);
+    let judge = |along: f64| {
+        let img = sim::render(look, &marked_stick_crossed(look, along))
+            .to_bgr_mat()
+            .unwrap();
+        d.detect(&img).unwrap()
+    };
+    // Across an end: the mark in the middle shows, and 뒷도 is called.
+    let v = judge(0.38);
+    assert_eq!(v.result, Some(ThrowResult::Backdo), "{v:?}");
+    // Across the middle: the mark is hidden; the referee calls it.
+    let v = judge(0.0);
+    assert_eq!(v.result, None, "{v:?}");
+    assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
 }
 
 #[test]

@@ -401,7 +401,7 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         taught.mark_margin,
         worst * 100.0
     );
-    if let Some(note) = vision::readability_note(worst) {
+    for note in vision::teach_notes(worst, &taught) {
         println!("note: {note}");
     }
     profile.sticks = Some(taught);

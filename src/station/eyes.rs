@@ -353,7 +353,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
     };
     let mut message = String::from("profile taught");
     let note = match vision::check_readable(&classifier, &taught, &set) {
-        Ok(worst) => vision::readability_note(worst),
+        Ok(worst) => vision::teach_notes(worst, &taught),
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
     if let Some(path) = &setup.profile_path {
@@ -365,7 +365,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
     match Detector::new(c.clone(), taught, empty.clone(), classifier) {
         Ok(d) => {
             setup.detector = Some(d);
-            let note = note.map(|n| format!("; note: {n}")).unwrap_or_default();
+            let note: String = note.iter().map(|n| format!("; note: {n}")).collect();
             reply(
                 true,
                 format!("{message}; the station now judges with it{note}"),

@@ -83,6 +83,8 @@ pub enum CalibrateError {
         "the mat outline does not look like a {0}: check the --mat shape, or give the four corners"
     )]
     WrongShape(&'static str),
+    #[error("the mat's edge does not show against the floor on the {0} side ({1:.0} % of the outline fitted where there is no edge): lay a floor of another colour or brightness under the mat there, or give the corners with --corners")]
+    EdgeUnclear(&'static str, f64),
     #[error("image processing failed: {0}")]
     OpenCv(String),
 }
@@ -264,6 +266,9 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         Shape::Square => fit_square(&pts, lens0, spec.size_cm)?,
         Shape::Circle => fit_circle(&pts, lens0, spec.size_cm)?,
     };
+    if let Some((side, share)) = unsupported_side(empty, &outline)? {
+        return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
+    }
     Ok(Calibration {
         mat: spec,
         width: w as u32,
@@ -271,6 +276,104 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         map,
         outline_px: outline,
     })
+}
+
+/// Share of the fitted outline that may lie where the picture shows no edge
+/// (a stick or a shadow on the rim, a corner rounded off) before calibration
+/// refuses.
+const UNSUPPORTED_MAX: f64 = 0.1;
+
+/// Whether the fitted outline lies on the mat's edge all the way round: at
+/// each outline point the colour a few pixels inside must differ from the
+/// colour a few pixels outside by at least a third of the median such step.
+/// Where a light floor merges with the mat on one side, the mat's blob stops
+/// short there and the fit lays that side across the mat (a held-out look
+/// whose mat was then found a third too small judged every throw 낙).
+/// `Some((side, share))` when more than `UNSUPPORTED_MAX` of it has no edge.
+fn unsupported_side(
+    bgr: &Mat,
+    outline: &[[f64; 2]],
+) -> Result<Option<(&'static str, f64)>, CalibrateError> {
+    let (w, h) = (bgr.cols() as i64, bgr.rows() as i64);
+    let data = bgr.data_bytes()?;
+    // The mean colour of a 3 × 3 neighbourhood.
+    let at = |x: f64, y: f64| -> Option<[f64; 3]> {
+        let (xi, yi) = (x.round() as i64, y.round() as i64);
+        if xi < 1 || yi < 1 || xi >= w - 1 || yi >= h - 1 {
+            return None;
+        }
+        let mut m = [0.0; 3];
+        for (dx, dy) in (-1..=1).flat_map(|a| (-1..=1).map(move |b| (a, b))) {
+            let o = (((yi + dy) * w + xi + dx) * 3) as usize;
+            (0..3).for_each(|k| m[k] += data[o + k] as f64 / 9.0);
+        }
+        Some(m)
+    };
+    let n = outline.len();
+    if n < 8 {
+        return Ok(None);
+    }
+    let c = outline.iter().fold([0.0, 0.0], |a, p| {
+        [a[0] + p[0] / n as f64, a[1] + p[1] / n as f64]
+    });
+    // A few pixels either side, scaled with the picture.
+    let d = (w.max(h) as f64 / 200.0).max(3.0);
+    let mut steps: Vec<(f64, [f64; 2])> = Vec::new();
+    for i in 0..n {
+        let (a, b) = (outline[(i + n - 1) % n], outline[(i + 1) % n]);
+        let t = [b[0] - a[0], b[1] - a[1]];
+        let l = t[0].hypot(t[1]);
+        if l < 1e-6 {
+            continue;
+        }
+        let mut nrm = [-t[1] / l, t[0] / l];
+        let p = outline[i];
+        // Outward: away from the outline's centre.
+        if nrm[0] * (p[0] - c[0]) + nrm[1] * (p[1] - c[1]) < 0.0 {
+            nrm = [-nrm[0], -nrm[1]];
+        }
+        let (Some(inside), Some(outside)) = (
+            at(p[0] - nrm[0] * d, p[1] - nrm[1] * d),
+            at(p[0] + nrm[0] * d, p[1] + nrm[1] * d),
+        ) else {
+            continue;
+        };
+        let step = (0..3)
+            .map(|k| (inside[k] - outside[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        steps.push((step, [p[0] - c[0], p[1] - c[1]]));
+    }
+    if steps.len() < 8 {
+        return Ok(None);
+    }
+    let mut sorted: Vec<f64> = steps.iter().map(|s| s.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let weak: Vec<[f64; 2]> = steps
+        .iter()
+        .filter(|s| s.0 < median / 3.0)
+        .map(|s| s.1)
+        .collect();
+    let share = weak.len() as f64 / steps.len() as f64;
+    if share <= UNSUPPORTED_MAX {
+        return Ok(None);
+    }
+    let m = weak
+        .iter()
+        .fold([0.0, 0.0], |a, v| [a[0] + v[0], a[1] + v[1]]);
+    let side = if m[0].abs() > m[1].abs() {
+        if m[0] < 0.0 {
+            "left"
+        } else {
+            "right"
+        }
+    } else if m[1] < 0.0 {
+        "top"
+    } else {
+        "bottom"
+    };
+    Ok(Some((side, share)))
 }
 
 /// The outline of the blob holding the image centre (else the biggest).

@@ -370,22 +370,7 @@ pub fn features(
         .clone()
         .map(|j| mean((c0..c1).map(|i| ratio(i, j))))
         .collect();
-    // The profile across, at fractions of the band's half width (linear
-    // interpolation between patch rows).
-    let (centre_row, half_rows) = (band_centre, band_half);
-    // The median along the stick: a mark or a knot does not move it.
-    let row_ratio = |j: usize| {
-        let mut v: Vec<f32> = (c0..c1).map(|i| ratio(i, j)).collect();
-        v.sort_by(f32::total_cmp);
-        v[v.len() / 2]
-    };
-    let at = |v: f32| {
-        let y = (centre_row + v * half_rows).clamp(0.0, (PW - 1) as f32);
-        let j = (y.floor() as usize).min(PW - 2);
-        let t = y - j as f32;
-        row_ratio(j) * (1.0 - t) + row_ratio(j + 1) * t
-    };
-    let samples: Vec<f32> = PROFILE_V.iter().map(|v| at(*v)).collect();
+    let samples = shading_samples(p, (band_centre, band_half), &(c0..c1).collect::<Vec<_>>());
     let sm = mean(samples.iter().copied()).max(1e-3);
     // 20: how even the inner part is (a flat face is even under any light).
     f[20] = (samples[1..N_PROFILE - 1]
@@ -542,8 +527,23 @@ fn band(p: &Patch, c0: usize, c1: usize) -> (f32, f32) {
 /// from the stick itself: the mean colour distance to the stick's median
 /// colour over the inner rows, in the worst window of three columns, against
 /// the stick's brightness. The ends are left out (they darken on a round face).
-fn mark_peak(p: &Patch, (centre, half): (f32, f32)) -> f32 {
-    let (c0, c1) = (PL * 3 / 20, PL * 17 / 20);
+fn mark_peak(p: &Patch, band: (f32, f32)) -> f32 {
+    mark_peak_where(p, band, &[true; PL])
+}
+
+/// The middle columns the mark is looked for in (the ends darken on a round
+/// face).
+const MARK_COLS: std::ops::Range<usize> = PL * 3 / 20..PL * 17 / 20;
+
+/// Each patch column's mark strength (see [`mark_peak`]), over the columns in
+/// `keep` only: the others are left out of the stick's median colour too, and
+/// read `None`.
+fn mark_columns(p: &Patch, (centre, half): (f32, f32), keep: &[bool; PL]) -> Vec<Option<f32>> {
+    let cols: Vec<usize> = MARK_COLS.filter(|&i| keep[i]).collect();
+    let mut out = vec![None; PL];
+    if cols.is_empty() {
+        return out;
+    }
     let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
     let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
     let px = |i: usize, j: usize| {
@@ -553,25 +553,160 @@ fn mark_peak(p: &Patch, (centre, half): (f32, f32)) -> f32 {
     let mut med = [0f32; 3];
     for (ch, m) in med.iter_mut().enumerate() {
         let mut v: Vec<f32> = (j0..=j1)
-            .flat_map(|j| (c0..c1).map(move |i| (i, j)))
+            .flat_map(|j| cols.iter().map(move |&i| (i, j)))
             .map(|(i, j)| px(i, j)[ch])
             .collect();
         v.sort_by(f32::total_cmp);
         *m = v[v.len() / 2];
     }
     let bright = ((med[0] + med[1] + med[2]) / 3.0).max(8.0);
-    let col: Vec<f32> = (c0..c1)
-        .map(|i| {
+    for &i in &cols {
+        out[i] = Some(
             mean((j0..=j1).map(|j| {
                 let q = px(i, j);
                 ((q[0] - med[0]).powi(2) + (q[1] - med[1]).powi(2) + (q[2] - med[2]).powi(2)).sqrt()
-            }))
-        })
-        .collect();
-    col.windows(3)
-        .map(|w| (w[0] + w[1] + w[2]) / 3.0)
+            })) / bright,
+        );
+    }
+    out
+}
+
+/// Windows of three neighbouring kept columns: (middle column, strength).
+fn mark_windows(cols: &[Option<f32>]) -> impl Iterator<Item = (usize, f32)> + '_ {
+    cols.windows(3).enumerate().filter_map(|(k, w)| match w {
+        [Some(a), Some(b), Some(c)] => Some((k + 1, (a + b + c) / 3.0)),
+        _ => None,
+    })
+}
+
+/// [`mark_peak`] over the columns in `keep` only (a window must lie wholly
+/// inside them).
+fn mark_peak_where(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> f32 {
+    mark_windows(&mark_columns(p, band, keep))
+        .map(|(_, v)| v)
         .fold(0.0, f32::max)
-        / bright
+}
+
+/// The shading across the stick's band at [`PROFILE_V`] (fractions of the
+/// band's half width, linear between patch rows): the stick against the
+/// empty mat under it, the median over the columns `cols` (a mark or a knot
+/// does not move it).
+fn shading_samples(
+    p: &Levels,
+    (centre_row, half_rows): (f32, f32),
+    cols: &[usize],
+) -> [f32; N_PROFILE] {
+    let ratio = |i: usize, j: usize| p.grey[j * PL + i] / p.empty[j * PL + i].max(1.0);
+    let row_ratio = |j: usize| {
+        let mut v: Vec<f32> = cols.iter().map(|&i| ratio(i, j)).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    let at = |v: f32| {
+        let y = (centre_row + v * half_rows).clamp(0.0, (PW - 1) as f32);
+        let j = (y.floor() as usize).min(PW - 2);
+        let t = y - j as f32;
+        row_ratio(j) * (1.0 - t) + row_ratio(j + 1) * t
+    };
+    PROFILE_V.map(at)
+}
+
+/// Where along a stick a patch column lies: its distance from the stick's
+/// middle as a share of the taught length (0 at the middle, 0.5 at an end).
+pub fn column_reach(i: usize) -> f32 {
+    ((i as f32 + 0.5) / PL as f32 - 0.5).abs() * SPAN_L as f32
+}
+
+/// The stick's own band in its patch, with others painted over (as the
+/// features measure it).
+fn own_band(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+) -> (Patch, (f32, f32)) {
+    let erased = erase_others(patch, s, nominal, others);
+    let b = band(&erased, PL * 2 / 10, PL * 8 / 10);
+    (erased, b)
+}
+
+/// The mark score (as [`features`] measures it) over the patch columns in
+/// `keep` only: a stick lying across this one must not pass for its mark.
+pub fn mark_score_where(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+    keep: &[bool; PL],
+) -> f32 {
+    let (erased, b) = own_band(patch, s, nominal, others);
+    mark_peak_where(&erased, b, keep)
+}
+
+/// How far from the stick's middle its mark reaches, as [`column_reach`]
+/// (nearest, farthest): the windows whose strength clears `bar`. `None` when
+/// none does.
+pub fn mark_reach(patch: &Patch, s: &Found, nominal: (f64, f64), bar: f32) -> Option<[f32; 2]> {
+    let (erased, b) = own_band(patch, s, nominal, &[]);
+    mark_windows(&mark_columns(&erased, b, &[true; PL]))
+        .filter(|(_, v)| *v >= bar)
+        .map(|(i, _)| column_reach(i))
+        .fold(None, |acc: Option<[f32; 2]>, r| {
+            Some(acc.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)]))
+        })
+}
+
+/// How far past a stick's own band (in taught widths) the foreground may
+/// reach before [`foreground_beyond`] counts it: the band's edge blurs, and a
+/// stick's own shadow lies beside it. (With a tenth of a width the shadow of a
+/// marked stick on a small test picture hid its mark.)
+const BEYOND_TOLERANCE: f32 = 0.2;
+
+/// The patch columns where the foreground reaches past the stick's own band
+/// on either long side (by more than [`BEYOND_TOLERANCE`]): something lies
+/// across or against the stick there, whatever the fit says of the other
+/// sticks.
+pub fn foreground_beyond(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+) -> [bool; PL] {
+    let (_, (centre, half)) = own_band(patch, s, nominal, others);
+    let tol = BEYOND_TOLERANCE * (PW as f64 / SPAN_W) as f32;
+    let (lo, hi) = (centre - half - tol, centre + half + tol);
+    std::array::from_fn(|i| {
+        (0..PW)
+            .filter(|&j| (j as f32) < lo || (j as f32) > hi)
+            .any(|j| patch.mask[j * PL + i] > 0)
+    })
+}
+
+/// The patch columns where another stick's outline, grown by `margin`
+/// pixels, reaches over this stick's footprint (there what shows is partly
+/// the other stick or its shadow).
+pub fn covered_columns(
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+    margin: f64,
+) -> [bool; PL] {
+    let mut out = [false; PL];
+    for (i, c) in out.iter_mut().enumerate() {
+        *c = stick_rows().any(|j| {
+            let q = patch_point(s, nominal, i, j);
+            others.iter().any(|o| {
+                in_rect(
+                    q,
+                    o.center,
+                    o.dir,
+                    o.length / 2.0 + margin,
+                    o.width.max(nominal.1) / 2.0 + margin,
+                )
+            })
+        });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -701,5 +836,30 @@ mod tests {
         let marked = peak(patch_with(5..18, 0..0, Some(30..33)));
         assert!(plain < 0.05, "plain stick {plain}");
         assert!(marked > 0.5, "marked stick {marked}");
+    }
+
+    #[test]
+    fn the_mark_is_placed_along_the_stick_and_read_only_where_asked() {
+        let s = Found {
+            center: [0.0, 0.0],
+            dir: [1.0, 0.0],
+            length: 60.0,
+            width: 10.0,
+            shared: false,
+            blob_ratio: 1.0,
+        };
+        let nominal = (60.0, 10.0);
+        let at_middle = patch_with(5..18, 0..0, Some(30..34));
+        let [near, far] = mark_reach(&at_middle, &s, nominal, 0.3).unwrap();
+        assert!(near < 0.03 && far < 0.06, "middle mark at {near}..{far}");
+        let near_an_end = patch_with(5..18, 0..0, Some(48..51));
+        let [near, far] = mark_reach(&near_an_end, &s, nominal, 0.3).unwrap();
+        assert!(near > 0.22 && far < 0.36, "end mark at {near}..{far}");
+        assert!(mark_reach(&patch_with(5..18, 0..0, None), &s, nominal, 0.3).is_none());
+        // Leaving the mark's columns out leaves no mark.
+        let mut keep = [true; PL];
+        keep[28..36].iter_mut().for_each(|k| *k = false);
+        assert!(mark_score_where(&at_middle, &s, nominal, &[], &keep) < 0.05);
+        assert!(mark_score_where(&at_middle, &s, nominal, &[], &[true; PL]) > 0.5);
     }
 }

@@ -317,13 +317,24 @@ pub fn check_readable(
     Ok(worst)
 }
 
-pub fn readability_note(worst: f64) -> Option<String> {
-    (worst < 0.8).then(|| {
-        format!(
+/// What the crew should know about a taught set that teaching accepted:
+/// faces that look alike ([`readability`] under 0.8), or a mark that does not
+/// stand out (`Taught::mark_distinct`). Empty when all is well.
+pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
+    let mut notes = Vec::new();
+    if worst < 0.8 {
+        notes.push(format!(
             "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect many throws to go to the referee; light the mat more from one side, or sharpen the focus, and teach again",
             worst * 100.0
-        )
-    })
+        ));
+    }
+    if !taught.mark_distinct() {
+        notes.push(
+            "the mark hardly stands out from the other flat faces here: every 도 and 뒷도 goes to the referee; a larger or darker mark, or the camera closer, lets the station tell them apart"
+                .to_string(),
+        );
+    }
+    notes
 }
 
 /// Why teaching refused.
@@ -454,6 +465,28 @@ pub fn teach_measure(
     })
 }
 
+/// Where along the marked stick its mark lies (see `Taught::mark_span`),
+/// from its taught pictures: the reach of every stretch that reads as a mark,
+/// widened by `MARK_SPAN_PAD` for a stick found a little off along its
+/// length. The whole stick when no stretch clears the bar in some picture.
+fn mark_span(views: &[&Measured], bar: f32) -> [f32; 2] {
+    let mut span: Option<[f32; 2]> = None;
+    for m in views {
+        let Some([lo, hi]) = features::mark_reach(&m.patch, &m.found, m.nominal, bar) else {
+            return [0.0, 0.5];
+        };
+        span = Some(span.map_or([lo, hi], |[a, b]| [a.min(lo), b.max(hi)]));
+    }
+    span.map_or([0.0, 0.5], |[lo, hi]| {
+        [(lo - MARK_SPAN_PAD).max(0.0), (hi + MARK_SPAN_PAD).min(0.5)]
+    })
+}
+
+/// Padding (share of the stick length) around the taught mark's reach: a
+/// window of three patch columns is 5 % of the length, and split sticks are
+/// found within a few per cent of it along their length.
+const MARK_SPAN_PAD: f32 = 0.05;
+
 /// The taught set from the measured sticks of the three teach pictures (all
 /// flat faces up, all round faces up, only the marked one flat face up).
 pub fn learn(
@@ -500,6 +533,7 @@ pub fn learn(
         back_std: back_std.clone(),
         mark_threshold: 0.0,
         mark_margin: 0.0,
+        mark_span: [0.0, 0.5],
         front_level,
         back_shading,
     };
@@ -551,9 +585,11 @@ pub fn learn(
     if m_marked <= m_other {
         return Err(TeachError::NoMark);
     }
+    let mark_threshold = (m_marked + m_other) / 2.0;
     Ok(Taught {
-        mark_threshold: (m_marked + m_other) / 2.0,
+        mark_threshold,
         mark_margin: (m_marked - m_other) / 2.0,
+        mark_span: mark_span(&[&f[nearest], marked_one], mark_threshold),
         ..provisional
     })
 }

@@ -25,6 +25,14 @@ pub struct Taught {
     /// half-gap between the marked stick and the most mark-like other one.
     pub mark_threshold: f32,
     pub mark_margin: f32,
+    /// Where along the stick the taught mark lies: its nearest and farthest
+    /// reach from the stick's middle, as a share of the length (0 at the
+    /// middle, 0.5 at an end; either end, as a stick lands either way round).
+    /// A stick lying across the marked one away from there does not hide
+    /// its mark. Profiles taught before this was learned read the whole
+    /// stick.
+    #[serde(default = "whole_stick")]
+    pub mark_span: [f32; 2],
     /// The flat face's brightness against the mat under it (it is even: its
     /// normal points up, like the mat's).
     pub front_level: f32,
@@ -36,7 +44,23 @@ pub struct Taught {
     pub back_shading: [f32; 4],
 }
 
+/// How many times the most mark-like unmarked flat face's mark score the
+/// marked stick's must be for the station to tell 도 from 뒷도 itself. Every
+/// stored generated look is at 2.9 or more, but one (a 6-pixel X on a small
+/// stick) at 1.2: its threshold had been learned on the sticks' dark ends,
+/// and it made a silent 도 for 뒷도.
+pub const MARK_DISTINCT: f32 = 2.0;
+
 impl Taught {
+    /// Whether the taught mark stands out from the other flat faces clearly
+    /// enough to tell the marked stick (see [`MARK_DISTINCT`]). When it does
+    /// not, every 도 and 뒷도 goes to the referee.
+    pub fn mark_distinct(&self) -> bool {
+        let marked = self.mark_threshold + self.mark_margin;
+        let other = self.mark_threshold - self.mark_margin;
+        marked >= MARK_DISTINCT * other
+    }
+
     /// Appearance features mapped so the taught flat face sits at +1 and the
     /// taught round face at −1 (per feature, where it tells them apart).
     pub fn normalise(&self, f: &[f32]) -> Vec<f32> {
@@ -51,6 +75,10 @@ impl Taught {
             })
             .collect()
     }
+}
+
+fn whole_stick() -> [f32; 2] {
+    [0.0, 0.5]
 }
 
 /// The shading model's terms at one profile sample.
@@ -204,6 +232,7 @@ mod tests {
             back_std: vec![0.0; N_APPEAR],
             mark_threshold: 0.0,
             mark_margin: 0.0,
+            mark_span: [0.0, 0.5],
             front_level: 2.0,
             back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
         }
