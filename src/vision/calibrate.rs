@@ -288,7 +288,8 @@ const UNSUPPORTED_MAX: f64 = 0.1;
 /// colour a few pixels outside by at least a third of the median such step.
 /// Where a light floor merges with the mat on one side, the mat's blob stops
 /// short there and the fit lays that side across the mat (a held-out look
-/// whose mat was then found a third too small judged every throw 낙).
+/// whose mat was then found a third too small judged 21 of its 87 throws
+/// 낙, confidently).
 /// `Some((side, share))` when more than `UNSUPPORTED_MAX` of it has no edge.
 fn unsupported_side(
     bgr: &Mat,
