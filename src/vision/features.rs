@@ -370,7 +370,22 @@ pub fn features(
         .clone()
         .map(|j| mean((c0..c1).map(|i| ratio(i, j))))
         .collect();
-    let samples = shading_samples(p, (band_centre, band_half), &(c0..c1).collect::<Vec<_>>());
+    // The profile across, at fractions of the band's half width (linear
+    // interpolation between patch rows).
+    let (centre_row, half_rows) = (band_centre, band_half);
+    // The median along the stick: a mark or a knot does not move it.
+    let row_ratio = |j: usize| {
+        let mut v: Vec<f32> = (c0..c1).map(|i| ratio(i, j)).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    let at = |v: f32| {
+        let y = (centre_row + v * half_rows).clamp(0.0, (PW - 1) as f32);
+        let j = (y.floor() as usize).min(PW - 2);
+        let t = y - j as f32;
+        row_ratio(j) * (1.0 - t) + row_ratio(j + 1) * t
+    };
+    let samples: Vec<f32> = PROFILE_V.iter().map(|v| at(*v)).collect();
     let sm = mean(samples.iter().copied()).max(1e-3);
     // 20: how even the inner part is (a flat face is even under any light).
     f[20] = (samples[1..N_PROFILE - 1]
@@ -580,35 +595,12 @@ fn mark_windows(cols: &[Option<f32>]) -> impl Iterator<Item = (usize, f32)> + '_
 }
 
 /// [`mark_peak`] over the columns in `keep` only (a window must lie wholly
-/// inside them).
-fn mark_peak_where(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> f32 {
+/// inside them). `p` and `band` as [`own_band`] gives them: the score is then
+/// the one [`features`] stores, over those columns.
+pub fn mark_peak_where(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> f32 {
     mark_windows(&mark_columns(p, band, keep))
         .map(|(_, v)| v)
         .fold(0.0, f32::max)
-}
-
-/// The shading across the stick's band at [`PROFILE_V`] (fractions of the
-/// band's half width, linear between patch rows): the stick against the
-/// empty mat under it, the median over the columns `cols` (a mark or a knot
-/// does not move it).
-fn shading_samples(
-    p: &Levels,
-    (centre_row, half_rows): (f32, f32),
-    cols: &[usize],
-) -> [f32; N_PROFILE] {
-    let ratio = |i: usize, j: usize| p.grey[j * PL + i] / p.empty[j * PL + i].max(1.0);
-    let row_ratio = |j: usize| {
-        let mut v: Vec<f32> = cols.iter().map(|&i| ratio(i, j)).collect();
-        v.sort_by(f32::total_cmp);
-        v[v.len() / 2]
-    };
-    let at = |v: f32| {
-        let y = (centre_row + v * half_rows).clamp(0.0, (PW - 1) as f32);
-        let j = (y.floor() as usize).min(PW - 2);
-        let t = y - j as f32;
-        row_ratio(j) * (1.0 - t) + row_ratio(j + 1) * t
-    };
-    PROFILE_V.map(at)
 }
 
 /// Where along a stick a patch column lies: its distance from the stick's
@@ -617,9 +609,9 @@ pub fn column_reach(i: usize) -> f32 {
     ((i as f32 + 0.5) / PL as f32 - 0.5).abs() * SPAN_L as f32
 }
 
-/// The stick's own band in its patch, with others painted over (as the
-/// features measure it).
-fn own_band(
+/// The stick's patch with others painted over, and its own band in it (as
+/// the features measure them).
+pub fn own_band(
     patch: &Patch,
     s: &Found,
     nominal: (f64, f64),
@@ -628,19 +620,6 @@ fn own_band(
     let erased = erase_others(patch, s, nominal, others);
     let b = band(&erased, PL * 2 / 10, PL * 8 / 10);
     (erased, b)
-}
-
-/// The mark score (as [`features`] measures it) over the patch columns in
-/// `keep` only: a stick lying across this one must not pass for its mark.
-pub fn mark_score_where(
-    patch: &Patch,
-    s: &Found,
-    nominal: (f64, f64),
-    others: &[Found],
-    keep: &[bool; PL],
-) -> f32 {
-    let (erased, b) = own_band(patch, s, nominal, others);
-    mark_peak_where(&erased, b, keep)
 }
 
 /// How far from the stick's middle its mark reaches, as [`column_reach`]
@@ -663,16 +642,11 @@ pub fn mark_reach(patch: &Patch, s: &Found, nominal: (f64, f64), bar: f32) -> Op
 const BEYOND_TOLERANCE: f32 = 0.2;
 
 /// The patch columns where the foreground reaches past the stick's own band
-/// on either long side (by more than [`BEYOND_TOLERANCE`]): something lies
-/// across or against the stick there, whatever the fit says of the other
-/// sticks.
-pub fn foreground_beyond(
-    patch: &Patch,
-    s: &Found,
-    nominal: (f64, f64),
-    others: &[Found],
-) -> [bool; PL] {
-    let (_, (centre, half)) = own_band(patch, s, nominal, others);
+/// (from [`own_band`]) on either long side (by more than
+/// [`BEYOND_TOLERANCE`]): something lies across or against the stick there,
+/// whatever the fit says of the other sticks. `patch` is the stick's patch as
+/// resampled, the other sticks not painted over.
+pub fn foreground_beyond(patch: &Patch, (centre, half): (f32, f32)) -> [bool; PL] {
     let tol = BEYOND_TOLERANCE * (PW as f64 / SPAN_W) as f32;
     let (lo, hi) = (centre - half - tol, centre + half + tol);
     std::array::from_fn(|i| {
@@ -859,7 +833,8 @@ mod tests {
         // Leaving the mark's columns out leaves no mark.
         let mut keep = [true; PL];
         keep[28..36].iter_mut().for_each(|k| *k = false);
-        assert!(mark_score_where(&at_middle, &s, nominal, &[], &keep) < 0.05);
-        assert!(mark_score_where(&at_middle, &s, nominal, &[], &[true; PL]) > 0.5);
+        let (erased, b) = own_band(&at_middle, &s, nominal, &[]);
+        assert!(mark_peak_where(&erased, b, &keep) < 0.05);
+        assert!(mark_peak_where(&erased, b, &[true; PL]) > 0.5);
     }
 }

@@ -473,11 +473,11 @@ fn mark_span(views: &[&Measured], bar: f32) -> [f32; 2] {
     let mut span: Option<[f32; 2]> = None;
     for m in views {
         let Some([lo, hi]) = features::mark_reach(&m.patch, &m.found, m.nominal, bar) else {
-            return [0.0, 0.5];
+            return profile::WHOLE_STICK;
         };
         span = Some(span.map_or([lo, hi], |[a, b]| [a.min(lo), b.max(hi)]));
     }
-    span.map_or([0.0, 0.5], |[lo, hi]| {
+    span.map_or(profile::WHOLE_STICK, |[lo, hi]| {
         [(lo - MARK_SPAN_PAD).max(0.0), (hi + MARK_SPAN_PAD).min(0.5)]
     })
 }
@@ -533,7 +533,7 @@ pub fn learn(
         back_std: back_std.clone(),
         mark_threshold: 0.0,
         mark_margin: 0.0,
-        mark_span: [0.0, 0.5],
+        mark_span: profile::WHOLE_STICK,
         front_level,
         back_shading,
     };

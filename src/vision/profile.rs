@@ -77,8 +77,12 @@ impl Taught {
     }
 }
 
+/// A mark span that covers the whole stick (nothing is known of where the
+/// mark lies).
+pub const WHOLE_STICK: [f32; 2] = [0.0, 0.5];
+
 fn whole_stick() -> [f32; 2] {
-    [0.0, 0.5]
+    WHOLE_STICK
 }
 
 /// The shading model's terms at one profile sample.
@@ -232,7 +236,7 @@ mod tests {
             back_std: vec![0.0; N_APPEAR],
             mark_threshold: 0.0,
             mark_margin: 0.0,
-            mark_span: [0.0, 0.5],
+            mark_span: WHOLE_STICK,
             front_level: 2.0,
             back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
         }

@@ -5,7 +5,8 @@
 use super::calibrate::Calibration;
 use super::classify::FaceProbs;
 use super::features::{
-    column_reach, covered_columns, foreground_beyond, mark_score_where, BAND_WIDTH, N_APPEAR, PL,
+    column_reach, covered_columns, foreground_beyond, mark_peak_where, own_band, BAND_WIDTH,
+    N_APPEAR, PL,
 };
 use super::mark_score;
 use super::profile::{Taught, FIT_CONTRAST};
@@ -214,16 +215,6 @@ pub fn judge_with(
         })
         .collect();
     let crossed: Vec<bool> = covered.iter().map(|c| *c > th.crossed).collect();
-    // For each stick, the others that reach over its footprint (or that it
-    // lies across): where they are, what shows is not its face alone.
-    let over: Vec<Vec<Found>> = (0..sticks.len())
-        .map(|i| {
-            others_than(&found, i)
-                .into_iter()
-                .filter(|o| covered_share(&found[i], std::slice::from_ref(o)) > 0.0)
-                .collect()
-        })
-        .collect();
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
@@ -342,10 +333,17 @@ pub fn judge_with(
         // Across another stick, that stick's edge passes for a mark (a
         // silent 도 → 뒷도 seen on generated throws) or covers the mark: the
         // mark is read only where the taught mark lies, clear of the other.
-        let read = if over[i].is_empty() {
+        // The others that reach over its footprint (or that it lies across).
+        let others = others_than(&found, i);
+        let over: Vec<Found> = others
+            .iter()
+            .filter(|o| covered_share(&found[i], std::slice::from_ref(*o)) > 0.0)
+            .copied()
+            .collect();
+        let read = if over.is_empty() {
             Some(m)
         } else {
-            mark_clear_of(&sticks[i], &over[i], &others_than(&found, i), taught).map(f64::from)
+            mark_clear_of(&sticks[i], &over, &others, taught).map(f64::from)
         };
         let p_mark = p_of(read.unwrap_or(m));
         marked_up = p_mark > 0.5;
@@ -395,16 +393,17 @@ const MARK_CLEARANCE: f64 = 0.6;
 /// what shows of the stick reads as a mark while the taught place does not
 /// (the fit may be off along the stick).
 fn mark_clear_of(s: &Measured, over: &[Found], others: &[Found], taught: &Taught) -> Option<f32> {
+    let (erased, band) = own_band(&s.patch, &s.found, s.nominal, others);
     let grown = covered_columns(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
-    let beyond = foreground_beyond(&s.patch, &s.found, s.nominal, others);
+    let beyond = foreground_beyond(&s.patch, band);
     let covered: [bool; PL] = std::array::from_fn(|i| grown[i] || beyond[i]);
     let [lo, hi] = taught.mark_span;
     let in_span: [bool; PL] = std::array::from_fn(|i| (lo..=hi).contains(&column_reach(i)));
     if (0..PL).any(|i| in_span[i] && covered[i]) {
         return None;
     }
-    let at_mark = mark_score_where(&s.patch, &s.found, s.nominal, others, &in_span);
+    let at_mark = mark_peak_where(&erased, band, &in_span);
     let elsewhere: [bool; PL] = std::array::from_fn(|i| !in_span[i] && !covered[i]);
-    let rest = mark_score_where(&s.patch, &s.found, s.nominal, others, &elsewhere);
+    let rest = mark_peak_where(&erased, band, &elsewhere);
     (at_mark >= taught.mark_threshold || rest < taught.mark_threshold).then_some(at_mark)
 }
