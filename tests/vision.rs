@@ -381,6 +381,58 @@ fn a_stick_lying_across_the_marked_one_away_from_its_mark_does_not_hide_it() {
     assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
 }
 
+/// The marked teach scene with stick 0 (round face up) lying across the
+/// marked stick's middle, where the mark is, by an end of its own (so the
+/// face of the one under shows for the most part), and one lying on the
+/// other: the marked stick on top when `marked_on_top`. With `turned`, the
+/// marked stick lies round face up and stick 0 flat face up (a 도), and
+/// they cross at both their middles.
+fn crossed_at_the_mark(look: &Look, marked_on_top: bool, turned: bool) -> Scene {
+    let mut scene = marked_stick_crossed(look, 0.0);
+    if !turned {
+        let s0 = &mut scene.sticks[0];
+        let shift = 0.35 * look.sticks.length;
+        s0.center = [
+            s0.center[0] + shift * s0.yaw.cos(),
+            s0.center[1] + shift * s0.yaw.sin(),
+        ];
+    }
+    let t = look.sticks.thickness;
+    let (over, marked) = if marked_on_top { (0.0, t) } else { (t, 0.0) };
+    scene.sticks[0].z = over;
+    scene.sticks[1].z = marked;
+    if turned {
+        scene.sticks[0].roll = 0.0;
+        scene.sticks[1].roll = std::f64::consts::PI;
+    }
+    scene
+}
+
+#[test]
+fn the_mark_of_a_stick_lying_on_top_of_another_is_read_where_they_cross() {
+    let look = &looks()[0];
+    let d = station(look);
+    let judge = |marked_on_top: bool, turned: bool| {
+        let img = sim::render(look, &crossed_at_the_mark(look, marked_on_top, turned))
+            .to_bgr_mat()
+            .unwrap();
+        d.detect(&img).unwrap()
+    };
+    // The marked stick on top: its mark shows where they cross.
+    let v = judge(true, false);
+    assert_eq!(v.result, Some(ThrowResult::Backdo), "{v:?}");
+    // An unmarked flat face on top of the marked stick (round face up): no
+    // mark where they cross, nothing hides one.
+    let v = judge(false, true);
+    assert_eq!(v.result, Some(ThrowResult::Do), "{v:?}");
+    // Under the other, the flat face's middle is hidden either way.
+    for (marked_on_top, turned) in [(false, false), (true, true)] {
+        let v = judge(marked_on_top, turned);
+        assert_eq!(v.result, None, "{v:?}");
+        assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
+    }
+}
+
 #[test]
 fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber

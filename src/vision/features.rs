@@ -470,6 +470,28 @@ pub fn picture_turned(pic: &[f32]) -> Vec<f32> {
 /// nominal width that differs most from the mat, counting a shadow (the mat's
 /// own colour, darker) as mat, then its extent at half its contrast.
 fn band(p: &Patch, c0: usize, c1: usize) -> (f32, f32) {
+    band_at(p, c0, c1, 0.5)
+}
+
+/// Share of its peak contrast at which [`faint_band_width`] measures a
+/// stick's extent across.
+const FAINT_LEVEL: f32 = 0.2;
+
+/// A stick's width as it shows out to its faint edges (at `FAINT_LEVEL` of
+/// its contrast, not half), in taught widths, the other sticks painted over.
+/// The round face's flanks turn from the light and darken: at half its
+/// contrast a quarter of the round faces measured the narrowest band (as a
+/// stick on its edge does), at a fifth 1 %. A stick on its edge is the
+/// stick's thickness wide (about half its width) even so.
+pub fn faint_band_width(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> f32 {
+    let erased = erase_others(patch, s, nominal, others);
+    let (_, half) = band_at(&erased, PL * 2 / 10, PL * 8 / 10, FAINT_LEVEL);
+    half / (PW as f32 / SPAN_W as f32 / 2.0)
+}
+
+/// [`band`] with the extent measured where the contrast falls to `level` of
+/// its peak.
+fn band_at(p: &Patch, c0: usize, c1: usize, level: f32) -> (f32, f32) {
     let unlike_mat = |j: usize| -> f32 {
         let mut v: Vec<f32> = (c0..c1)
             .map(|i| {
@@ -510,8 +532,9 @@ fn band(p: &Patch, c0: usize, c1: usize) -> (f32, f32) {
     if peak <= 1e-3 {
         return (nominal, half_nominal);
     }
-    // Where the contrast falls to half, on each side of the peak (sub-row).
-    let level = peak / 2.0;
+    // Where the contrast falls to that level, on each side of the peak
+    // (sub-row).
+    let level = peak * level;
     let top = best + window.iter().position(|v| *v >= level).unwrap_or(0);
     let bottom = best
         + window
@@ -654,6 +677,77 @@ pub fn foreground_beyond(patch: &Patch, (centre, half): (f32, f32)) -> [bool; PL
             .filter(|&j| (j as f32) < lo || (j as f32) > hi)
             .any(|j| patch.mask[j * PL + i] > 0)
     })
+}
+
+/// Fewest pixels of another stick's footprint inside a stick's band, and
+/// fewest clear columns, for [`crossing_misfit`] to measure.
+const CROSSING_MIN_PIXELS: usize = 12;
+const CROSSING_MIN_CLEAR: usize = 8;
+
+/// How unlike itself a stick shows where another stick's outline crosses its
+/// band: the median colour distance there from the same rows of its clear
+/// columns (their median colour per row), against the stick's brightness.
+/// A stick lying on top of the other shows itself there (near 0); one lying
+/// under it shows the other stick. A mark of its own covers less than half
+/// of the crossing, so the median leaves it out (the mean read a marked
+/// stick on top at 0.41, as unlike itself as one under).
+/// `patch` as resampled (nothing painted over), `band` from [`own_band`],
+/// `clear` the columns no other stick reaches (see [`covered_columns`]).
+/// `None` when too little of either shows.
+pub fn crossing_misfit(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    (centre, half): (f32, f32),
+    clear: &[bool; PL],
+    other: &Found,
+) -> Option<f32> {
+    let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
+    let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
+    let cols: Vec<usize> = MARK_COLS.filter(|&i| clear[i]).collect();
+    if cols.len() < CROSSING_MIN_CLEAR {
+        return None;
+    }
+    let px = |i: usize, j: usize| {
+        let o = (j * PL + i) * 3;
+        [
+            patch.bgr[o] as f32,
+            patch.bgr[o + 1] as f32,
+            patch.bgr[o + 2] as f32,
+        ]
+    };
+    // Off the other's edges by a sixth of a width: they blur, and its shadow.
+    let inset = nominal.1 / 6.0;
+    let (mut dist, mut bright) = (Vec::new(), 0f32);
+    for j in j0..=j1 {
+        let mut reference = [0f32; 3];
+        for (ch, r) in reference.iter_mut().enumerate() {
+            let mut v: Vec<f32> = cols.iter().map(|&i| px(i, j)[ch]).collect();
+            v.sort_by(f32::total_cmp);
+            *r = v[v.len() / 2];
+        }
+        bright += (reference[0] + reference[1] + reference[2]) / 3.0;
+        for i in PL / 20..PL * 19 / 20 {
+            let q = patch_point(s, nominal, i, j);
+            let half_len = other.length / 2.0 - inset;
+            let half_wid = other.width.max(nominal.1) / 2.0 - inset;
+            if half_wid > 0.0 && in_rect(q, other.center, other.dir, half_len, half_wid) {
+                let c = px(i, j);
+                dist.push(
+                    ((c[0] - reference[0]).powi(2)
+                        + (c[1] - reference[1]).powi(2)
+                        + (c[2] - reference[2]).powi(2))
+                    .sqrt(),
+                );
+            }
+        }
+    }
+    if dist.len() < CROSSING_MIN_PIXELS {
+        return None;
+    }
+    dist.sort_by(f32::total_cmp);
+    let bright = (bright / (j1 + 1 - j0) as f32).max(8.0);
+    Some(dist[dist.len() / 2] / bright)
 }
 
 /// The patch columns where another stick's outline, grown by `margin`
@@ -836,5 +930,75 @@ mod tests {
         let (erased, b) = own_band(&at_middle, &s, nominal, &[]);
         assert!(mark_peak_where(&erased, b, &keep) < 0.05);
         assert!(mark_peak_where(&erased, b, &[true; PL]) > 0.5);
+    }
+
+    #[test]
+    fn a_round_face_shows_its_full_width_out_to_its_faint_edges() {
+        // Nominal: 15 rows (4..19) centred on row 11.5, as patch_with's
+        // stick. A round face: bright along its crest, its flanks turned from
+        // the light down to under a third of its contrast.
+        let mut round = patch_with(4..19, 0..0, None);
+        for j in 4..19 {
+            let v = (j as f32 - 11.5) / 7.5;
+            let k = 0.3 + 0.7 * (v * std::f32::consts::FRAC_PI_2).cos().powi(4);
+            for i in 0..PL {
+                let o = (j * PL + i) * 3;
+                for c in 0..3 {
+                    let (wood, mat) = (round.bgr[o + c] as f32, round.empty_bgr[o + c] as f32);
+                    round.bgr[o + c] = (mat + k * (wood - mat)).round() as u8;
+                }
+            }
+        }
+        let s = found_at([31.5, 11.5]);
+        let nominal = (PL as f64 / SPAN_L, PW as f64 / SPAN_W);
+        let (_, half) = band(&round, PL / 5, PL * 4 / 5);
+        assert!(half / 7.5 < 0.56, "at half its contrast: {}", half / 7.5);
+        let faint = faint_band_width(&round, &s, nominal, &[]);
+        assert!(faint > 0.85, "out to its faint edges: {faint}");
+        // A stick on its edge is its thickness wide, about half its width.
+        let on_edge = patch_with(8..16, 0..0, None);
+        let faint = faint_band_width(&on_edge, &s, nominal, &[]);
+        assert!(faint < 0.6, "on its edge: {faint}");
+    }
+
+    #[test]
+    fn a_stick_on_top_shows_itself_where_another_crosses_it() {
+        // This stick along the patch, another across its middle (columns
+        // 24..39, 15 px wide), one patch pixel per frame pixel.
+        let nominal = (PL as f64 / SPAN_L, PW as f64 / SPAN_W);
+        let me = found_at([31.5, 11.5]);
+        let across = Found {
+            dir: [0.0, 1.0],
+            ..me
+        };
+        // On top, with its own small mark where they cross.
+        let on_top = patch_with(4..19, 0..0, Some(30..33));
+        // Under: the other stick's darker round face shows there.
+        let mut under = patch_with(4..19, 0..0, None);
+        for j in 0..PW {
+            for i in 24..39 {
+                let o = (j * PL + i) * 3;
+                under.bgr[o..o + 3].copy_from_slice(&[60, 90, 110]);
+            }
+        }
+        let reach = covered_columns(&me, nominal, &[across], 0.6 * nominal.1);
+        let clear: [bool; PL] = std::array::from_fn(|i| !reach[i]);
+        let misfit = |p: &Patch| {
+            let (_, band) = own_band(p, &me, nominal, &[]);
+            crossing_misfit(p, &me, nominal, band, &clear, &across).unwrap()
+        };
+        let (top, below) = (misfit(&on_top), misfit(&under));
+        assert!(top < 0.05, "on top: {top}");
+        assert!(below > 0.4, "under: {below}");
+        // Nothing crossing: nothing to measure.
+        let far = Found {
+            center: [500.0, 500.0],
+            ..across
+        };
+        let (_, band) = own_band(&on_top, &me, nominal, &[]);
+        assert_eq!(
+            crossing_misfit(&on_top, &me, nominal, band, &clear, &far),
+            None
+        );
     }
 }
