@@ -718,6 +718,8 @@ pub fn crossing_misfit(
     };
     // Off the other's edges by a sixth of a width: they blur, and its shadow.
     let inset = nominal.1 / 6.0;
+    let half_len = other.length / 2.0 - inset;
+    let half_wid = other.width.max(nominal.1) / 2.0 - inset;
     let (mut dist, mut bright) = (Vec::new(), 0f32);
     for j in j0..=j1 {
         let mut reference = [0f32; 3];
@@ -729,8 +731,6 @@ pub fn crossing_misfit(
         bright += (reference[0] + reference[1] + reference[2]) / 3.0;
         for i in PL / 20..PL * 19 / 20 {
             let q = patch_point(s, nominal, i, j);
-            let half_len = other.length / 2.0 - inset;
-            let half_wid = other.width.max(nominal.1) / 2.0 - inset;
             if half_wid > 0.0 && in_rect(q, other.center, other.dir, half_len, half_wid) {
                 let c = px(i, j);
                 dist.push(

@@ -94,9 +94,10 @@ pub const MARK_NEED: f64 = 0.8;
 /// The readers' certainty at which a stick lying across another (or under
 /// one) is read even when its shading fit says the other face. On the seven
 /// stored held-out sets, overruling it from 0.99 called 41 more of their
-/// 2,789 clear throws right. Overruling it from 0.97 let one through wrong on the 18 stored
-/// held-out, development and validation sets (8,700 throws: a flat face
-/// under a resting stick read round, a silent 모 for 도); from 0.99, none.
+/// 2,789 clear throws right. Overruling it from 0.97 let one through wrong
+/// on the 18 stored held-out, development and validation sets (8,700
+/// throws: a flat face under a resting stick read round, a silent 모 for
+/// 도); from 0.99, none.
 pub const FIT_OVERRULED: f64 = 0.99;
 /// Share of a stick's footprint covered by another's above which the two
 /// lie across each other (see [`covered_share`]): its face takes
@@ -267,7 +268,7 @@ pub fn judge_with(
         // A stick touching another side by side is measured out to its faint
         // edges (`faint_band_width`): at half its contrast a quarter of the
         // round faces showed the thinnest band, and were referred as on
-        // their edge (60 of the stored sets' clear throws). A stick lying
+        // their edge (32 of the stored sets' clear throws). A stick lying
         // across another keeps the band the readers see: measured faint, a
         // flat face under a crossing stick, read round at 0.94, passed.
         let band = if s.found.shared && !crossed[i] {
