@@ -95,12 +95,41 @@ pub struct VideoSource {
     fps: f64,
 }
 
+/// Held while OpenCV opens or releases a capture: its videoio backends
+/// (GStreamer's first initialisation among them) are not safe to open from
+/// two threads at once. Two tests opening a missing camera together crashed
+/// the test process (SIGSEGV in CI).
+static VIDEOIO: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// `VIDEOIO`, held. A panic elsewhere while it was held leaves nothing
+/// half-done to guard, so a poisoned lock is taken as is.
+fn videoio_lock() -> std::sync::MutexGuard<'static, ()> {
+    VIDEOIO.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Open a capture with `VIDEOIO` held; `None` when it did not open (and it
+/// is let go while still held).
+fn opened(
+    open: impl FnOnce() -> opencv::Result<VideoCapture>,
+) -> opencv::Result<Option<VideoCapture>> {
+    let _one_at_a_time = videoio_lock();
+    let cap = open()?;
+    Ok(cap.is_opened()?.then_some(cap))
+}
+
+impl Drop for VideoSource {
+    fn drop(&mut self) {
+        let _one_at_a_time = videoio_lock();
+        // Nothing to tell anyone if letting the device or file go fails.
+        let _ = self.cap.release();
+    }
+}
+
 impl VideoSource {
     pub fn camera(index: i32, clock: Clock) -> Result<VideoSource, CaptureError> {
-        let cap = VideoCapture::new(index, videoio::CAP_ANY)?;
-        if !cap.is_opened()? {
+        let Some(cap) = opened(|| VideoCapture::new(index, videoio::CAP_ANY))? else {
             return Err(CaptureError::CameraUnavailable { index });
-        }
+        };
         Ok(Self::with(cap, Kind::Camera(index), clock))
     }
 
@@ -111,10 +140,11 @@ impl VideoSource {
         if !path.is_file() {
             return Err(unavailable());
         }
-        let cap = VideoCapture::from_file(&path.to_string_lossy(), videoio::CAP_ANY)?;
-        if !cap.is_opened()? {
+        let Some(cap) =
+            opened(|| VideoCapture::from_file(&path.to_string_lossy(), videoio::CAP_ANY))?
+        else {
             return Err(unavailable());
-        }
+        };
         Ok(Self::with(cap, Kind::Video(path.to_path_buf()), clock))
     }
 
