@@ -67,7 +67,10 @@ impl LookDump {
     }
 }
 
-/// Every dump file in these folders, in name order.
+/// Every dump file in these folders, in name order, each look once: two
+/// rendering processes whose look ranges meet (after refused looks) both
+/// store the look where they meet, under the same file name, and a figure
+/// must not count it twice. The later copy is left out, with a note.
 pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for dir in dirs {
@@ -79,6 +82,17 @@ pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     files.sort();
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|p| {
+        let first = seen.insert(p.file_name().map(|n| n.to_owned()));
+        if !first {
+            eprintln!(
+                "{}: this look is already stored in another folder; counted once",
+                p.display()
+            );
+        }
+        first
+    });
     Ok(files)
 }
 
@@ -104,4 +118,31 @@ pub fn nearest_truth(truth: &ThrowTruth, at: [f64; 2]) -> Option<(&sim::StickTru
         .iter()
         .map(|t| (t, (t.center_px[0] - at[0]).hypot(t.center_px[1] - at[1])))
         .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_look_stored_in_two_folders_is_counted_once() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        for (dir, looks) in [(&a, [1, 2]), (&b, [2, 3])] {
+            std::fs::create_dir(dir).unwrap();
+            for l in looks {
+                std::fs::write(dir.join(format!("look-{l}.cbor")), b"").unwrap();
+            }
+            std::fs::write(dir.join("notes.txt"), b"").unwrap();
+        }
+        let files = dump_files(&[b.clone(), a.clone()]).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| p.strip_prefix(root.path()).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["a/look-1.cbor", "a/look-2.cbor", "b/look-3.cbor"].map(std::path::Path::new)
+        );
+    }
 }
