@@ -177,6 +177,12 @@ fn station(look: &Look) -> Detector {
     try_station(look).unwrap()
 }
 
+/// What a station calls on a rendered scene of its look.
+fn judge_scene(d: &Detector, look: &Look, scene: &Scene) -> vision::Verdict {
+    d.detect(&sim::render(look, scene).to_bgr_mat().unwrap())
+        .unwrap()
+}
+
 #[test]
 fn teaching_learns_the_stick_size_and_the_mark() {
     for look in looks() {
@@ -233,8 +239,7 @@ fn each_hard_case_is_called_right_or_referred() {
     for case in HardCase::ALL {
         for seed in 0..2u64 {
             let (scene, truth) = sim::throw_scene(look, seed * 31 + 5, Some(case));
-            let img = sim::render(look, &scene).to_bgr_mat().unwrap();
-            let v = d.detect(&img).unwrap();
+            let v = judge_scene(&d, look, &scene);
             if truth.ambiguous {
                 assert_eq!(
                     v.result, None,
@@ -334,10 +339,7 @@ fn a_mark_that_hardly_stands_out_sends_every_do_to_the_referee() {
     let empty = empty_of(&look);
     let cal = calibrate(&empty, spec(&look)).unwrap();
     let d = Detector::new(cal, taught, empty, model()).unwrap();
-    let img = sim::render(&look, &sim::teach_scene(&look, "marked"))
-        .to_bgr_mat()
-        .unwrap();
-    let v = d.detect(&img).unwrap();
+    let v = judge_scene(&d, &look, &sim::teach_scene(&look, "marked"));
     assert_eq!(v.result, None, "{v:?}");
     assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
     assert_eq!(v.best_guess, ThrowResult::Backdo, "{v:?}");
@@ -366,12 +368,7 @@ fn marked_stick_crossed(look: &Look, along: f64) -> Scene {
 fn a_stick_lying_across_the_marked_one_away_from_its_mark_does_not_hide_it() {
     let look = &looks()[0];
     let d = station(look);
-    let judge = |along: f64| {
-        let img = sim::render(look, &marked_stick_crossed(look, along))
-            .to_bgr_mat()
-            .unwrap();
-        d.detect(&img).unwrap()
-    };
+    let judge = |along: f64| judge_scene(&d, look, &marked_stick_crossed(look, along));
     // Across an end: the mark in the middle shows, and 뒷도 is called.
     let v = judge(0.38);
     assert_eq!(v.result, Some(ThrowResult::Backdo), "{v:?}");
@@ -413,10 +410,7 @@ fn the_mark_of_a_stick_lying_on_top_of_another_is_read_where_they_cross() {
     let look = &looks()[0];
     let d = station(look);
     let judge = |marked_on_top: bool, turned: bool| {
-        let img = sim::render(look, &crossed_at_the_mark(look, marked_on_top, turned))
-            .to_bgr_mat()
-            .unwrap();
-        d.detect(&img).unwrap()
+        judge_scene(&d, look, &crossed_at_the_mark(look, marked_on_top, turned))
     };
     // The marked stick on top: its mark shows where they cross.
     let v = judge(true, false);

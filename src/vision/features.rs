@@ -348,7 +348,7 @@ pub fn features(
         }
         f[24] = ta / n.max(1.0) / pm;
         f[25] = tl / n.max(1.0) / pm;
-        f[BAND_WIDTH] = bh / (PW as f32 / SPAN_W as f32 / 2.0);
+        f[BAND_WIDTH] = in_widths(bh);
     }
     // 14: variation along the stick (occlusion, shadows across it).
     let along: Vec<f32> = (c0..c1)
@@ -484,8 +484,12 @@ const FAINT_LEVEL: f32 = 0.2;
 /// stick on its edge does), at a fifth 1 %. A stick on its edge is the
 /// stick's thickness wide (about half its width) even so.
 pub fn faint_band_width(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> f32 {
-    let erased = erase_others(patch, s, nominal, others);
-    let (_, half) = band_at(&erased, PL * 2 / 10, PL * 8 / 10, FAINT_LEVEL);
+    let (_, (_, half)) = own_band_at(patch, s, nominal, others, FAINT_LEVEL);
+    in_widths(half)
+}
+
+/// A band's half width (patch rows) as a share of the taught width.
+fn in_widths(half: f32) -> f32 {
     half / (PW as f32 / SPAN_W as f32 / 2.0)
 }
 
@@ -573,37 +577,55 @@ fn mark_peak(p: &Patch, band: (f32, f32)) -> f32 {
 /// face).
 const MARK_COLS: std::ops::Range<usize> = PL * 3 / 20..PL * 17 / 20;
 
+/// The rows of a band's inner part (centre ± 0.6 of its half width), where
+/// the mark and the crossing are measured, clear of its blurred edges.
+fn inner_rows((centre, half): (f32, f32)) -> std::ops::RangeInclusive<usize> {
+    let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
+    let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
+    j0..=j1
+}
+
+/// A patch pixel's colour (BGR).
+fn colour_at(p: &Patch, i: usize, j: usize) -> [f32; 3] {
+    let o = (j * PL + i) * 3;
+    [p.bgr[o] as f32, p.bgr[o + 1] as f32, p.bgr[o + 2] as f32]
+}
+
+/// The median of some colours, channel by channel.
+fn median_colour(colours: &[[f32; 3]]) -> [f32; 3] {
+    std::array::from_fn(|ch| {
+        let mut v: Vec<f32> = colours.iter().map(|c| c[ch]).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    })
+}
+
+fn colour_distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
 /// Each patch column's mark strength (see [`mark_peak`]), over the columns in
 /// `keep` only: the others are left out of the stick's median colour too, and
 /// read `None`.
-fn mark_columns(p: &Patch, (centre, half): (f32, f32), keep: &[bool; PL]) -> Vec<Option<f32>> {
+fn mark_columns(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> Vec<Option<f32>> {
     let cols: Vec<usize> = MARK_COLS.filter(|&i| keep[i]).collect();
     let mut out = vec![None; PL];
     if cols.is_empty() {
         return out;
     }
-    let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
-    let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
-    let px = |i: usize, j: usize| {
-        let o = (j * PL + i) * 3;
-        [p.bgr[o] as f32, p.bgr[o + 1] as f32, p.bgr[o + 2] as f32]
-    };
-    let mut med = [0f32; 3];
-    for (ch, m) in med.iter_mut().enumerate() {
-        let mut v: Vec<f32> = (j0..=j1)
-            .flat_map(|j| cols.iter().map(move |&i| (i, j)))
-            .map(|(i, j)| px(i, j)[ch])
-            .collect();
-        v.sort_by(f32::total_cmp);
-        *m = v[v.len() / 2];
-    }
+    let rows = inner_rows(band);
+    let inside: Vec<[f32; 3]> = rows
+        .clone()
+        .flat_map(|j| cols.iter().map(move |&i| colour_at(p, i, j)))
+        .collect();
+    let med = median_colour(&inside);
     let bright = ((med[0] + med[1] + med[2]) / 3.0).max(8.0);
     for &i in &cols {
         out[i] = Some(
-            mean((j0..=j1).map(|j| {
-                let q = px(i, j);
-                ((q[0] - med[0]).powi(2) + (q[1] - med[1]).powi(2) + (q[2] - med[2]).powi(2)).sqrt()
-            })) / bright,
+            mean(
+                rows.clone()
+                    .map(|j| colour_distance(colour_at(p, i, j), med)),
+            ) / bright,
         );
     }
     out
@@ -640,8 +662,19 @@ pub fn own_band(
     nominal: (f64, f64),
     others: &[Found],
 ) -> (Patch, (f32, f32)) {
+    own_band_at(patch, s, nominal, others, 0.5)
+}
+
+/// [`own_band`] with its extent measured at `level` of its contrast.
+fn own_band_at(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+    level: f32,
+) -> (Patch, (f32, f32)) {
     let erased = erase_others(patch, s, nominal, others);
-    let b = band(&erased, PL * 2 / 10, PL * 8 / 10);
+    let b = band_at(&erased, PL * 2 / 10, PL * 8 / 10, level);
     (erased, b)
 }
 
@@ -698,47 +731,28 @@ pub fn crossing_misfit(
     patch: &Patch,
     s: &Found,
     nominal: (f64, f64),
-    (centre, half): (f32, f32),
+    band: (f32, f32),
     clear: &[bool; PL],
     other: &Found,
 ) -> Option<f32> {
-    let j0 = (centre - 0.6 * half).round().max(0.0) as usize;
-    let j1 = ((centre + 0.6 * half).round() as usize).min(PW - 1);
+    let rows = inner_rows(band);
     let cols: Vec<usize> = MARK_COLS.filter(|&i| clear[i]).collect();
     if cols.len() < CROSSING_MIN_CLEAR {
         return None;
     }
-    let px = |i: usize, j: usize| {
-        let o = (j * PL + i) * 3;
-        [
-            patch.bgr[o] as f32,
-            patch.bgr[o + 1] as f32,
-            patch.bgr[o + 2] as f32,
-        ]
-    };
     // Off the other's edges by a sixth of a width: they blur, and its shadow.
     let inset = nominal.1 / 6.0;
     let half_len = other.length / 2.0 - inset;
     let half_wid = other.width.max(nominal.1) / 2.0 - inset;
     let (mut dist, mut bright) = (Vec::new(), 0f32);
-    for j in j0..=j1 {
-        let mut reference = [0f32; 3];
-        for (ch, r) in reference.iter_mut().enumerate() {
-            let mut v: Vec<f32> = cols.iter().map(|&i| px(i, j)[ch]).collect();
-            v.sort_by(f32::total_cmp);
-            *r = v[v.len() / 2];
-        }
+    for j in rows.clone() {
+        let clear_colours: Vec<[f32; 3]> = cols.iter().map(|&i| colour_at(patch, i, j)).collect();
+        let reference = median_colour(&clear_colours);
         bright += (reference[0] + reference[1] + reference[2]) / 3.0;
         for i in PL / 20..PL * 19 / 20 {
             let q = patch_point(s, nominal, i, j);
             if half_wid > 0.0 && in_rect(q, other.center, other.dir, half_len, half_wid) {
-                let c = px(i, j);
-                dist.push(
-                    ((c[0] - reference[0]).powi(2)
-                        + (c[1] - reference[1]).powi(2)
-                        + (c[2] - reference[2]).powi(2))
-                    .sqrt(),
-                );
+                dist.push(colour_distance(colour_at(patch, i, j), reference));
             }
         }
     }
@@ -746,7 +760,7 @@ pub fn crossing_misfit(
         return None;
     }
     dist.sort_by(f32::total_cmp);
-    let bright = (bright / (j1 + 1 - j0) as f32).max(8.0);
+    let bright = (bright / rows.count() as f32).max(8.0);
     Some(dist[dist.len() / 2] / bright)
 }
 
