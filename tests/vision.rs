@@ -439,3 +439,34 @@ fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     );
     assert!(err.to_string().contains("cannot tell the two faces apart"));
 }
+
+/// Without its model file a station reads with the taught-faces rule, which
+/// is no judge (a silent error on 1.4 % of the stored generated throws): it
+/// gives the referee a best guess and never calls a throw itself.
+#[test]
+fn a_station_without_its_model_calls_nothing_itself() {
+    let look = &looks()[0];
+    let d = station(look);
+    let bare = Detector::new(
+        d.calibration.clone(),
+        d.taught.clone(),
+        d.empty.clone(),
+        Classifier::Taught,
+    )
+    .unwrap();
+    let mut called_by_model = 0;
+    for seed in 0..8u64 {
+        let (scene, _) = sim::throw_scene(look, seed * 7 + 3, None);
+        called_by_model += judge_scene(&d, look, &scene).result.is_some() as usize;
+        let v = judge_scene(&bare, look, &scene);
+        assert_eq!(v.result, None, "seed {seed}: {v:?}");
+        assert!(
+            v.sticks.iter().all(|s| s.face == vision::Face::Unsure),
+            "{v:?}"
+        );
+    }
+    assert!(
+        called_by_model >= 4,
+        "the model calls {called_by_model} of these plain throws"
+    );
+}

@@ -1,23 +1,30 @@
 //! The vision's measuring commands as a person runs them: stored measurements
 //! (`--dump`, `--from-dump`) give the same figures as the rendering run, and a
-//! model can be trained from them.
+//! model can be trained from them; the station finds its model from any folder.
 
 use std::process::Command;
 
 fn yutstation(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_yutstation"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    yutstation_in(env!("CARGO_MANIFEST_DIR"), args).0
+}
+
+/// Run in folder `dir`; stdout and stderr of a run that succeeded.
+fn yutstation_in(dir: impl AsRef<std::path::Path>, args: &[&str]) -> (String, String) {
+    let out = run_in(dir, args);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert!(out.status.success(), "{args:?} failed: {text}{err}");
+    (text, err)
+}
+
+fn run_in(dir: impl AsRef<std::path::Path>, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_yutstation"))
+        .current_dir(dir)
         .args(args)
         .output()
-        .expect("yutstation runs");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}{}",
-        text,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
+        .expect("yutstation runs")
 }
 
 fn line<'a>(text: &'a str, starts: &str) -> &'a str {
@@ -76,4 +83,81 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
     // A forest alone: the old net must not be read with a new forest.
     let alone = train(&["--net-hidden", "0"]);
     assert!(!net.exists(), "{alone}");
+}
+
+/// A station set up and run from a folder of its own (not the repository
+/// root) still reads with the shipped model: without it every throw would go
+/// to the referee. A model named on purpose that is not there is an error.
+#[test]
+fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    yutstation_in(
+        here,
+        &[
+            "simulate", "--look", "1000500", "--throws", "3", "--width", "640", "--height", "400",
+            "--out", "look",
+        ],
+    );
+    let mat: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(here.join("look/mat.json")).unwrap())
+            .unwrap();
+    let spec = format!("{}:{}", mat["shape"].as_str().unwrap(), mat["size_cm"]);
+    yutstation_in(
+        here,
+        &[
+            "calibrate",
+            "--image",
+            "look/empty.png",
+            "--mat",
+            &spec,
+            "--out",
+            "p.toml",
+        ],
+    );
+    let (_, taught) = yutstation_in(
+        here,
+        &[
+            "teach",
+            "--profile",
+            "p.toml",
+            "--front",
+            "look/teach_front.png",
+            "--back",
+            "look/teach_back.png",
+            "--marked",
+            "look/teach_marked.png",
+        ],
+    );
+    assert!(!taught.contains("no appearance model"), "{taught}");
+    let throws: Vec<String> = (1..=3).map(|k| format!("look/throws/{k:04}.png")).collect();
+    let mut args = vec!["detect", "--profile", "p.toml", "--json"];
+    args.extend(throws.iter().map(String::as_str));
+    let (elsewhere, warned) = yutstation_in(here, &args);
+    assert!(!warned.contains("no appearance model"), "{warned}");
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
+    args.extend(["--model", model]);
+    let (named, _) = yutstation_in(here, &args);
+    let results = |out: &str| -> Vec<(String, f64)> {
+        out.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["result"].to_string(), v["confidence"].as_f64().unwrap())
+            })
+            .collect()
+    };
+    assert_eq!(
+        results(&elsewhere),
+        results(&named),
+        "the same model must read"
+    );
+    assert_eq!(results(&elsewhere).len(), 3);
+
+    args.pop();
+    args.push("no-such-model.yml");
+    let missing = run_in(here, &args);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("no-such-model.yml: no such file"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -15,10 +15,9 @@ use yutstation::station::core::default_setup;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station, Tally};
 use yutstation::station::sim_camera::{simulated_detector, SimCamera};
-use yutstation::vision::files::{load_classifier, load_detector};
+use yutstation::vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
 
 /// The appearance model shipped in the repository.
-const DEFAULT_MODEL: &str = "models/stick-appearance.yml";
 
 #[derive(Args)]
 pub struct StationArgs {

@@ -18,14 +18,11 @@ use yutstation::sim::{self, Look, HELD_OUT_LOOK_BASE};
 use yutstation::vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
 use yutstation::vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
 use yutstation::vision::features::N_APPEAR;
-use yutstation::vision::files;
+use yutstation::vision::files::{self, DEFAULT_MODEL};
 use yutstation::vision::geometry::{Homography, Lens, MatMap};
 use yutstation::vision::profile::Profile;
 use yutstation::vision::settle::{self, Event, Tracker};
 use yutstation::vision::{self, Detector, Verdict};
-
-/// The default appearance model, relative to the working directory.
-pub const DEFAULT_MODEL: &str = "models/stick-appearance.yml";
 
 #[derive(Subcommand)]
 pub enum VisionCommand {

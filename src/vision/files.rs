@@ -93,18 +93,58 @@ pub fn save_profile(
     Ok(profile)
 }
 
-/// The appearance model, or the taught-faces rule (with a warning) when the file
-/// is missing.
+/// Where the shipped appearance model lies, from the repository root.
+pub const DEFAULT_MODEL: &str = "models/stick-appearance.yml";
+
+/// The model file `model` names. The default is a path from the repository
+/// root, so a station started in any other folder would read without its
+/// model: when it is not there, it is looked for beside the program (and two
+/// folders up, where cargo builds it) and in the source tree the program was
+/// built from. Any other path is taken as given.
+pub fn resolve_model(model: &Path) -> PathBuf {
+    if model.exists() || model != Path::new(DEFAULT_MODEL) {
+        return model.to_path_buf();
+    }
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.push(dir.join(DEFAULT_MODEL));
+        if let Some(root) = dir.parent().and_then(Path::parent) {
+            candidates.push(root.join(DEFAULT_MODEL));
+        }
+    }
+    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_MODEL));
+    candidates
+        .into_iter()
+        .find(|c| c.exists())
+        .unwrap_or_else(|| model.to_path_buf())
+}
+
+/// The appearance model `model` names (see [`resolve_model`]). Without the
+/// default model anywhere, the taught-faces rule reads the faces, with a
+/// warning: it only offers best guesses, every throw goes to the referee
+/// ([`Classifier::Taught`]). A model named on purpose must be there.
 pub fn load_classifier(model: &Path) -> Result<Classifier, FileError> {
-    if !model.exists() {
+    let found = resolve_model(model);
+    if !found.exists() {
+        if model != Path::new(DEFAULT_MODEL) {
+            return Err(FileError::Model {
+                path: model.to_path_buf(),
+                detail: format!(
+                    "no such file (leave out --model for the shipped {DEFAULT_MODEL}, or give the path of a trained one)"
+                ),
+            });
+        }
         eprintln!(
-            "yutstation: no appearance model at {}: judging with the taught-faces rule (less accurate; run from the repository root or pass --model)",
+            "yutstation: no appearance model at {} (nor beside the program): the taught-faces rule reads the sticks, and every throw goes to the referee (run from the repository root or pass --model)",
             model.display()
         );
         return Ok(Classifier::Taught);
     }
-    Classifier::load(&model.to_string_lossy()).map_err(|e| FileError::Model {
-        path: model.to_path_buf(),
+    Classifier::load(&found.to_string_lossy()).map_err(|e| FileError::Model {
+        path: found.clone(),
         detail: e.message,
     })
 }
