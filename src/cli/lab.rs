@@ -70,30 +70,32 @@ impl LookDump {
 /// Every dump file in these folders, in name order, each look once: two
 /// rendering processes whose look ranges meet (after refused looks) both
 /// store the look where they meet, under the same file name, and a figure
-/// must not count it twice. The later copy is left out, with a note.
+/// must not count it twice. The copy in the folder named first is kept (a
+/// look measured again by a newer finder is judged as the folder order says,
+/// not as the folder names sort); the others are left out, with a note.
 pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for dir in dirs {
+    for (order, dir) in dirs.iter().enumerate() {
         for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
             let p = e?.path();
             if p.extension().is_some_and(|x| x == "cbor") {
-                files.push(p);
+                files.push((p.file_name().map(|n| n.to_owned()), order, p));
             }
         }
     }
     files.sort();
     let mut seen = std::collections::HashSet::new();
-    files.retain(|p| {
-        let first = seen.insert(p.file_name().map(|n| n.to_owned()));
+    files.retain(|(name, _, p)| {
+        let first = seen.insert(name.clone());
         if !first {
             eprintln!(
-                "{}: this look is already stored in another folder; counted once",
+                "{}: this look is already stored in a folder named before; counted once",
                 p.display()
             );
         }
         first
     });
-    Ok(files)
+    Ok(files.into_iter().map(|(_, _, p)| p).collect())
 }
 
 /// The model class of a found stick: that of the nearest true stick when it
@@ -142,7 +144,8 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["a/look-1.cbor", "a/look-2.cbor", "b/look-3.cbor"].map(std::path::Path::new)
+            ["a/look-1.cbor", "b/look-2.cbor", "b/look-3.cbor"].map(std::path::Path::new),
+            "in name order, look 2 from the folder named first"
         );
     }
 }
