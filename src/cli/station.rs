@@ -17,8 +17,6 @@ use yutstation::station::run::{Autopilot, Options, Station, Tally};
 use yutstation::station::sim_camera::{simulated_detector, SimCamera};
 use yutstation::vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
 
-/// The appearance model shipped in the repository.
-
 #[derive(Args)]
 pub struct StationArgs {
     /// Camera index (0 = the first camera).

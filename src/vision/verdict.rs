@@ -134,11 +134,11 @@ const EDGE_WIDTH: f64 = 0.7;
 const EDGE_BAND: f32 = 0.8;
 /// `EDGE_BAND` for a stick touching another side by side, whose band is
 /// measured out to its faint edges (`faint_band_width`, wider than the band
-/// at half contrast). Of the touching sticks fitted narrow that show 0.7 to
-/// 0.8 of the taught width so on the stored sets, 145 lay on a face and 104
-/// on their edge or leaning; the readers were sure of a face on 121 of the
-/// first and on none of the others (from 0.6 to 0.7: on 3 of them). They
-/// still face the slim bar (`EDGE_CALL`, `EDGE_NEITHER`).
+/// at half contrast). Of the touching sticks fitted narrow whose faint band
+/// is 0.7 to 0.8 of the taught width, on the stored sets (each look once),
+/// 145 lay on a face and 104 on their edge or leaning; the readers were sure
+/// of a face on 121 of the first and on none of the others (from 0.6 to 0.7:
+/// on 3 of them). They still face the slim bar (`EDGE_CALL`, `EDGE_NEITHER`).
 const EDGE_BAND_FAINT: f32 = 0.7;
 const EDGE_CALL: f64 = 0.97;
 const EDGE_NEITHER: f64 = 0.05;
