@@ -522,6 +522,10 @@ pub fn learn(
     let front_level = front_samples.iter().sum::<f32>() / front_samples.len().max(1) as f32;
     let back_shading =
         profile::fit_back_shading(&b.iter().map(|s| &s.features[..]).collect::<Vec<_>>());
+    let area = |v: &[Measured]| {
+        (v.iter().map(|s| s.found.blob_ratio).sum::<f64>() / v.len().max(1) as f64) as f32
+    };
+    let (front_area, back_area) = (area(f), area(b));
     // The marked stick: the one in the marked picture that looks most like a
     // flat face; then the same place in the front picture.
     let provisional = Taught {
@@ -536,6 +540,8 @@ pub fn learn(
         mark_span: profile::WHOLE_STICK,
         front_level,
         back_shading,
+        front_area,
+        back_area,
     };
     // The marked stick is the one that turned over between the back picture
     // and the marked picture: the stick that changed most at the same place.

@@ -42,6 +42,15 @@ pub struct Taught {
     /// It carries this station's light (from above: b; from the side: c), so
     /// a round face can be predicted at any angle it lands at.
     pub back_shading: [f32; 4],
+    /// How much of the mat a lone taught stick covers, flat face up and round
+    /// face up: its blob's area over one stick's taught area where it lies
+    /// (a round face's dark flanks cover less). Two sticks lying side by side
+    /// cover about the sum (`vision::verdict`). Profiles taught before this
+    /// was learned have 0 here and skip that check.
+    #[serde(default)]
+    pub front_area: f32,
+    #[serde(default)]
+    pub back_area: f32,
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -239,6 +248,8 @@ mod tests {
             mark_span: WHOLE_STICK,
             front_level: 2.0,
             back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
+            front_area: 1.0,
+            back_area: 1.0,
         }
     }
 

@@ -149,6 +149,19 @@ const THINNEST_BAND: f32 = 0.501;
 /// slim width, 0.85) may be a leaning one seen partly from the side: one read
 /// round at 0.96 made a silent call on a fresh held-out look.
 const SLIM_WIDTH: f64 = 0.9;
+/// Two sticks alone in one blob, lying side by side (their axes within
+/// `PAIR_COS`, about 8°), cover about what two lone taught sticks of the
+/// faces they are read as cover. Under `PAIR_AREA` of that, one of them
+/// shows less than a face: it stands on its edge or leans on the other, and
+/// the finder fitted it at full width over part of its neighbour, whose
+/// flat face the readers then see as its own (a leaning stick read flat at
+/// 0.99 made a silent 걸 for 개 on a fresh held-out look). On the stored
+/// sets, 7 of the 8 on-edge or leaning sticks the readers called a face in
+/// such pairs covered under 0.85 (0.74 to 0.83), and 52 of the 1,220 face
+/// sticks called in clear throws did.
+const PAIR_AREA: f64 = 0.85;
+const PAIR_COS: f64 = 0.99;
+
 /// Placement margin (cm) inside which the edge decision goes to the referee
 /// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
 const LINE_MARGIN_CM: f64 = 3.0;
@@ -209,6 +222,38 @@ fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> 
             && (best < EDGE_CALL || neither >= EDGE_NEITHER)
 }
 
+/// For each stick, whether it is one of two sticks alone in a blob, side by
+/// side, that cover too little of the mat for both to lie on the faces the
+/// readers see (`read_front`) (see [`PAIR_AREA`]). The blob's area (over one
+/// stick's) is written on each of its sticks, so equal areas name one blob.
+/// Without taught areas (an older profile) nothing is flagged.
+fn pair_covers_too_little(taught: &Taught, found: &[Found], read_front: &[bool]) -> Vec<bool> {
+    let area = |front: bool| {
+        f64::from(if front {
+            taught.front_area
+        } else {
+            taught.back_area
+        })
+    };
+    (0..found.len())
+        .map(|i| {
+            let s = &found[i];
+            let mates: Vec<usize> = (0..found.len())
+                .filter(|&j| j != i && found[j].shared && found[j].blob_ratio == s.blob_ratio)
+                .collect();
+            let &[j] = mates.as_slice() else {
+                return false;
+            };
+            let (a, b) = (s.dir, found[j].dir);
+            let expected = area(read_front[i]) + area(read_front[j]);
+            s.shared
+                && expected > 0.0
+                && (a[0] * b[0] + a[1] * b[1]).abs() > PAIR_COS
+                && s.blob_ratio < PAIR_AREA * expected
+        })
+        .collect()
+}
+
 /// Judge measured sticks with their face probabilities and given thresholds.
 pub fn judge_with(
     cal: &Calibration,
@@ -239,6 +284,8 @@ pub fn judge_with(
         })
         .collect();
     let crossed: Vec<bool> = covered.iter().map(|c| *c > th.crossed).collect();
+    let read_front: Vec<bool> = probs.iter().map(|p| p.front >= p.back).collect();
+    let short_pair = pair_covers_too_little(taught, &found, &read_front);
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
@@ -315,7 +362,13 @@ pub fn judge_with(
                     && (a[0] * b[0] + a[1] * b[1]).abs() > TWIN_COS
             });
         let hidden = covered[i] > HIDDEN || twin;
-        let face = if p.neither >= th.neither_max || best < call || disagrees || narrow || hidden {
+        let face = if p.neither >= th.neither_max
+            || best < call
+            || disagrees
+            || narrow
+            || hidden
+            || short_pair[i]
+        {
             Face::Unsure
         } else if p.front > p.back {
             Face::Front
@@ -325,7 +378,7 @@ pub fn judge_with(
         if face == Face::Unsure && placement != Placement::OffMat {
             reasons.push(if narrow || (p.neither >= th.neither_max && width < 0.75) {
                 Reason::OnEdge
-            } else if p.neither >= th.neither_max {
+            } else if p.neither >= th.neither_max || short_pair[i] {
                 Reason::Leaning
             } else if s.found.shared {
                 Reason::Touching
@@ -509,5 +562,79 @@ mod tests {
         assert!(shows_narrow(width, 0.75, true, sure, 0.06));
         // Fitted at full width, showing a full band: a face.
         assert!(!shows_narrow(1.0, 0.95, true, 0.9, 0.0));
+    }
+
+    fn stick(center: [f64; 2], angle_deg: f64, shared: bool, blob_ratio: f64) -> Found {
+        let a = angle_deg.to_radians();
+        Found {
+            center,
+            dir: [a.cos(), -a.sin()],
+            length: 100.0,
+            width: 16.0,
+            shared,
+            blob_ratio,
+        }
+    }
+
+    fn taught_areas(front_area: f32, back_area: f32) -> Taught {
+        Taught {
+            length_cm: 20.0,
+            width_cm: 3.0,
+            front_mean: vec![],
+            back_mean: vec![],
+            front_std: vec![],
+            back_std: vec![],
+            mark_threshold: 0.5,
+            mark_margin: 0.1,
+            mark_span: crate::vision::profile::WHOLE_STICK,
+            front_level: 1.0,
+            back_shading: [0.0; 4],
+            front_area,
+            back_area,
+        }
+    }
+
+    #[test]
+    fn two_sticks_side_by_side_covering_less_than_two_lying_flat_are_not_read() {
+        let taught = taught_areas(1.0, 0.9);
+        let pair = |blob: f64, second_angle: f64| {
+            vec![
+                stick([100.0, 100.0], 30.0, true, blob),
+                stick([108.0, 114.0], second_angle, true, blob),
+                stick([400.0, 100.0], 80.0, false, 1.0),
+            ]
+        };
+        let flat = [true, true, false];
+        // Two flat faces cover about two taught flat faces.
+        assert_eq!(
+            pair_covers_too_little(&taught, &pair(1.9, 31.0), &flat),
+            [false; 3]
+        );
+        // One of them on its edge: a stick and a strip.
+        assert_eq!(
+            pair_covers_too_little(&taught, &pair(1.6, 31.0), &flat),
+            [true, true, false]
+        );
+        // Read as round faces, which cover less, the same blob is two sticks.
+        let round = [false, false, false];
+        assert_eq!(
+            pair_covers_too_little(&taught, &pair(1.6, 31.0), &round),
+            [false; 3]
+        );
+        // Crossing, not side by side: the overlap explains the area.
+        assert_eq!(
+            pair_covers_too_little(&taught, &pair(1.6, 80.0), &flat),
+            [false; 3]
+        );
+        // A profile taught before the areas were learned checks nothing.
+        let old = taught_areas(0.0, 0.0);
+        assert_eq!(
+            pair_covers_too_little(&old, &pair(1.2, 31.0), &flat),
+            [false; 3]
+        );
+        // Three sticks in the blob: not a pair.
+        let mut three = pair(1.6, 31.0);
+        three[2] = stick([112.0, 128.0], 30.0, true, 1.6);
+        assert_eq!(pair_covers_too_little(&taught, &three, &flat), [false; 3]);
     }
 }
