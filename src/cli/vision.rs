@@ -864,6 +864,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     // How far the finder placed each stick from the truth: offset across (in
     // nominal widths) and angle (degrees), lone and shared.
     let mut placement: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut doubts = DoubtTally::default();
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
     for f in &files {
@@ -914,6 +915,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                         vision::Face::Unsure => 2,
                     };
                     sticks_read[l as usize][col] += 1;
+                    doubts.add(l, t.truth.ambiguous, p, &r.doubts);
                     if a.verbose && col < 2 && col as i32 != l {
                         println!(
                             "look {} throw {k} ({:?}): true class {l} read {:?} at {:?} shared {} size {:.2}×{:.2} blob {:.2}",
@@ -988,10 +990,61 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             row[0], row[1], row[2], row[3], row[4]
         );
     }
+    doubts.print();
     if a.sweep {
         sweep(&judged);
     }
     Ok(())
+}
+
+/// What each guard of the verdict costs and catches: of the sticks it kept
+/// from being read, how many lay on a face in a clear throw with the readers
+/// right and past the lone bar (what it cost), and how many lay on their edge
+/// or leaned (what it caught); "alone" counts the sticks no other guard held.
+#[derive(Default)]
+struct DoubtTally {
+    cost: std::collections::BTreeMap<vision::Doubt, (usize, usize)>,
+    caught: std::collections::BTreeMap<vision::Doubt, (usize, usize)>,
+}
+
+impl DoubtTally {
+    fn add(
+        &mut self,
+        label: i32,
+        ambiguous: bool,
+        p: &classify::FaceProbs,
+        doubts: &[vision::Doubt],
+    ) {
+        let readers_right = match label {
+            CLASS_FRONT => p.front >= vision::FACE_CALL && p.front > p.back,
+            CLASS_BACK => p.back >= vision::FACE_CALL && p.back > p.front,
+            _ => false,
+        };
+        let book = if label == CLASS_NEITHER {
+            &mut self.caught
+        } else if readers_right && !ambiguous {
+            &mut self.cost
+        } else {
+            return;
+        };
+        for d in doubts {
+            let e = book.entry(*d).or_default();
+            e.0 += 1;
+            e.1 += usize::from(doubts.len() == 1);
+        }
+    }
+
+    fn print(&self) {
+        println!("  sticks each guard kept from being read (alone: held by no other guard):");
+        for d in vision::Doubt::ALL {
+            let (c, ca) = self.cost.get(&d).copied().unwrap_or_default();
+            let (k, ka) = self.caught.get(&d).copied().unwrap_or_default();
+            println!(
+                "    {:12} faces the readers had right {c:5} (alone {ca:5})   on edge or leaning {k:5} (alone {ka:5})",
+                format!("{d:?}")
+            );
+        }
+    }
 }
 
 /// One stored look with what the model read on each of its throws.

@@ -158,6 +158,7 @@ mod tests {
                 marked: false,
                 placement: Placement::OnMat,
                 confidence: 0.9,
+                doubts: vec![],
             }],
         }
     }

@@ -21,7 +21,8 @@ pub mod sticks;
 mod verdict;
 
 pub use verdict::{
-    judge, judge_with, Face, Placement, Reason, StickReading, Thresholds, Verdict, CROSSED,
+    judge, judge_with, Doubt, Face, Placement, Reason, StickReading, Thresholds, Verdict, CROSSED,
+    FACE_CALL,
 };
 
 use calibrate::Calibration;

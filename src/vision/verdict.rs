@@ -60,6 +60,40 @@ pub struct StickReading {
     pub marked: bool,
     pub placement: Placement,
     pub confidence: f64,
+    /// Why its face was not read (empty when it was). Not part of the
+    /// `detect` JSON: `eval` counts what each guard costs and catches.
+    #[serde(skip)]
+    pub doubts: Vec<Doubt>,
+}
+
+/// One reason a stick's face is not read. A stick can have several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Doubt {
+    /// "Neither face" got `NEITHER_MAX` of the readers' votes.
+    Neither,
+    /// Neither face reached its calling bar.
+    BelowBar,
+    /// Lying across another, its shading fit says the other face.
+    ShadingFit,
+    /// Split out of a blob narrow, or slim without near certainty: on its
+    /// edge or leaning (`shows_narrow`).
+    Narrow,
+    /// Mostly under another, or centred on another at a shallow angle.
+    Hidden,
+    /// One of a side-by-side pair that covers too little of the mat
+    /// (`pair_covers_too_little`).
+    ShortPair,
+}
+
+impl Doubt {
+    pub const ALL: [Doubt; 6] = [
+        Doubt::Neither,
+        Doubt::BelowBar,
+        Doubt::ShadingFit,
+        Doubt::Narrow,
+        Doubt::Hidden,
+        Doubt::ShortPair,
+    ];
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -362,13 +396,18 @@ pub fn judge_with(
                     && (a[0] * b[0] + a[1] * b[1]).abs() > TWIN_COS
             });
         let hidden = covered[i] > HIDDEN || twin;
-        let face = if p.neither >= th.neither_max
-            || best < call
-            || disagrees
-            || narrow
-            || hidden
-            || short_pair[i]
-        {
+        let doubts: Vec<Doubt> = [
+            (p.neither >= th.neither_max, Doubt::Neither),
+            (best < call, Doubt::BelowBar),
+            (disagrees, Doubt::ShadingFit),
+            (narrow, Doubt::Narrow),
+            (hidden, Doubt::Hidden),
+            (short_pair[i], Doubt::ShortPair),
+        ]
+        .into_iter()
+        .filter_map(|(applies, d)| applies.then_some(d))
+        .collect();
+        let face = if !doubts.is_empty() {
             Face::Unsure
         } else if p.front > p.back {
             Face::Front
@@ -403,6 +442,7 @@ pub fn judge_with(
             marked: false,
             placement,
             confidence: c,
+            doubts,
         });
     }
     // The marked stick: the most mark-like flat face, if it clears the

@@ -87,6 +87,7 @@ impl Camera {
             marked: false,
             placement: Placement::OnMat,
             confidence: v.confidence.unwrap_or(1.0) as f64,
+            doubts: vec![],
         };
         let verdict = vision::Verdict {
             result: reasons.is_empty().then_some(best),
