@@ -174,8 +174,7 @@ fn refit_split(
         let (l, wd) = size_at(found[i].center);
         let members: Vec<usize> = (i..found.len())
             .filter(|&j| {
-                found[j].shared
-                    && found[j].blob_ratio == found[i].blob_ratio
+                found[j].same_blob(&found[i])
                     && (found[j].center[0] - found[i].center[0])
                         .hypot(found[j].center[1] - found[i].center[1])
                         < 2.0 * l

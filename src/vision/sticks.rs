@@ -134,6 +134,19 @@ pub struct Found {
 }
 
 impl Found {
+    /// Whether `other` was split out of the same blob. The blob's area ratio
+    /// is computed once per blob and written on each of its sticks, so equal
+    /// ratios name one blob.
+    pub fn same_blob(&self, other: &Found) -> bool {
+        self.shared && other.shared && self.blob_ratio == other.blob_ratio
+    }
+
+    /// |cos| of the angle between this stick's long axis and `other`'s: 1
+    /// for parallel sticks, 0 for crossing at right angles.
+    pub fn axis_cos(&self, other: &Found) -> f64 {
+        (self.dir[0] * other.dir[0] + self.dir[1] * other.dir[1]).abs()
+    }
+
     /// Counter-clockwise from image +x as viewed, in [0, 180).
     pub fn angle_deg(&self) -> f64 {
         (-self.dir[1])

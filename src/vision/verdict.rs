@@ -258,9 +258,7 @@ fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> 
 
 /// For each stick, whether it is one of two sticks alone in a blob, side by
 /// side, that cover too little of the mat for both to lie on the faces the
-/// readers see (`read_front`) (see [`PAIR_AREA`]). The blob's area (over one
-/// stick's) is written on each of its sticks, so equal areas name one blob.
-/// Without taught areas (an older profile) nothing is flagged.
+/// readers see (`read_front`) (see [`PAIR_AREA`]). Without taught areas (an older profile) nothing is flagged.
 fn pair_covers_too_little(taught: &Taught, found: &[Found], read_front: &[bool]) -> Vec<bool> {
     let area = |front: bool| {
         f64::from(if front {
@@ -272,19 +270,15 @@ fn pair_covers_too_little(taught: &Taught, found: &[Found], read_front: &[bool])
     (0..found.len())
         .map(|i| {
             let s = &found[i];
-            if !s.shared {
-                return false;
-            }
             let mates: Vec<usize> = (0..found.len())
-                .filter(|&j| j != i && found[j].shared && found[j].blob_ratio == s.blob_ratio)
+                .filter(|&j| j != i && found[j].same_blob(s))
                 .collect();
             let &[j] = mates.as_slice() else {
                 return false;
             };
-            let (a, b) = (s.dir, found[j].dir);
             let expected = area(read_front[i]) + area(read_front[j]);
             expected > 0.0
-                && (a[0] * b[0] + a[1] * b[1]).abs() > PAIR_COS
+                && s.axis_cos(&found[j]) > PAIR_COS
                 && s.blob_ratio < PAIR_AREA * expected
         })
         .collect()
@@ -390,12 +384,11 @@ pub fn judge_with(
         // seam, and both read flat, confidently: a silent 걸 for 개).
         let twin = s.found.shared
             && sticks.iter().enumerate().any(|(j, o)| {
-                let (a, b) = (s.found.dir, o.found.dir);
                 j != i
                     && (o.found.center[0] - s.found.center[0])
                         .hypot(o.found.center[1] - s.found.center[1])
                         < TWIN * s.nominal.1
-                    && (a[0] * b[0] + a[1] * b[1]).abs() > TWIN_COS
+                    && s.found.axis_cos(&o.found) > TWIN_COS
             });
         let hidden = covered[i] > HIDDEN || twin;
         let doubts: Vec<Doubt> = [
