@@ -1004,6 +1004,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
 #[derive(Default)]
 struct DoubtTally {
     cost: std::collections::BTreeMap<vision::Doubt, (usize, usize)>,
+    caught_wrong: std::collections::BTreeMap<vision::Doubt, (usize, usize)>,
     caught: std::collections::BTreeMap<vision::Doubt, (usize, usize)>,
 }
 
@@ -1015,17 +1016,22 @@ impl DoubtTally {
         p: &classify::FaceProbs,
         doubts: &[vision::Doubt],
     ) {
-        let readers_right = match label {
-            CLASS_FRONT => p.front >= vision::FACE_CALL && p.front > p.back,
-            CLASS_BACK => p.back >= vision::FACE_CALL && p.back > p.front,
-            _ => false,
+        // The readers sure (at the lone bar) of the true face, or of the
+        // other one.
+        let sure_of = |front: bool| {
+            let (this, other) = if front {
+                (p.front, p.back)
+            } else {
+                (p.back, p.front)
+            };
+            this >= vision::FACE_CALL && this > other
         };
-        let book = if label == CLASS_NEITHER {
-            &mut self.caught
-        } else if readers_right && !ambiguous {
-            &mut self.cost
-        } else {
-            return;
+        let book = match label {
+            CLASS_NEITHER => &mut self.caught,
+            CLASS_FRONT | CLASS_BACK if ambiguous => return,
+            CLASS_FRONT | CLASS_BACK if sure_of(label == CLASS_FRONT) => &mut self.cost,
+            CLASS_FRONT | CLASS_BACK if sure_of(label != CLASS_FRONT) => &mut self.caught_wrong,
+            _ => return,
         };
         for d in doubts {
             let e = book.entry(*d).or_default();
@@ -1038,9 +1044,10 @@ impl DoubtTally {
         println!("  sticks each guard kept from being read (alone: held by no other guard):");
         for d in vision::Doubt::ALL {
             let (c, ca) = self.cost.get(&d).copied().unwrap_or_default();
+            let (w, wa) = self.caught_wrong.get(&d).copied().unwrap_or_default();
             let (k, ka) = self.caught.get(&d).copied().unwrap_or_default();
             println!(
-                "    {:12} faces the readers had right {c:5} (alone {ca:5})   on edge or leaning {k:5} (alone {ka:5})",
+                "    {:12} faces the readers had right {c:5} (alone {ca:5})   had wrong {w:5} (alone {wa:5})   on edge or leaning {k:5} (alone {ka:5})",
                 format!("{d:?}")
             );
         }
