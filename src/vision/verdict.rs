@@ -165,7 +165,7 @@ pub const MIN_CONF: f64 = 0.2;
 /// fresh looks; since the side-by-side pair must cover two sticks,
 /// `PAIR_AREA`, those bars caught no stick on its edge or leaning that
 /// nothing else caught, on 32 sets of 12,973 throws, and kept 66 clear
-/// throws from being called: ADR 0040.)
+/// throws from being called: ADR 0041.)
 const THINNEST_BAND: f32 = 0.501;
 const EDGE_CALL: f64 = 0.97;
 const EDGE_NEITHER: f64 = 0.05;
@@ -376,9 +376,9 @@ pub fn judge_with(
         // measured out to its faint edges (`faint_band_width`): at half its
         // contrast a quarter of the round faces showed the thinnest band,
         // and were referred as on their edge (32 of the stored sets' clear
-        // throws). A stick lying
-        // across another keeps the band the readers see: measured faint, a
-        // flat face under a crossing stick, read round at 0.94, passed.
+        // throws). A stick lying across another keeps the band the readers
+        // see: measured faint, a flat face under a crossing stick, read round
+        // at 0.94, passed.
         let faint = s.found.shared && !crossed[i];
         let band = if faint {
             faint_band_width(&s.patch, &s.found, s.nominal, &others_than(&found, i))
@@ -635,7 +635,7 @@ mod tests {
     }
 
     #[test]
-    fn two_sticks_side_by_side_covering_less_than_two_lying_flat_are_not_read() {
+    fn two_sticks_alone_in_a_blob_covering_less_than_their_read_faces_would_are_not_read() {
         let taught = taught_areas(1.0, 0.9);
         let side = Some(PairLie::SideBySide);
         let pair = |blob: f64, second_angle: f64| {
