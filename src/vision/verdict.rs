@@ -75,24 +75,29 @@ pub enum Doubt {
     BelowBar,
     /// Lying across another, its shading fit says the other face.
     ShadingFit,
-    /// Split out of a blob and showing the thinnest band, without the
-    /// readers all but certain: on its edge (`shows_narrow`).
+    /// Split out of a blob narrow and showing narrow, or slim or showing the
+    /// thinnest band without the readers all but certain: on its edge or
+    /// leaning (`shows_narrow`).
     Narrow,
     /// Mostly under another, or centred on another at a shallow angle.
     Hidden,
     /// One of a side-by-side pair that covers too little of the mat
     /// (`pair_covers_too_little`).
     ShortPair,
+    /// Fitted over another stick of its blob at a shallow angle
+    /// (`SIDE_OVERLAP`): the split of the blob is in doubt.
+    Overlap,
 }
 
 impl Doubt {
-    pub const ALL: [Doubt; 6] = [
+    pub const ALL: [Doubt; 7] = [
         Doubt::Neither,
         Doubt::BelowBar,
         Doubt::ShadingFit,
         Doubt::Narrow,
         Doubt::Hidden,
         Doubt::ShortPair,
+        Doubt::Overlap,
     ];
 }
 
@@ -155,18 +160,35 @@ const MARK_SLOPE: f64 = 6.0;
 /// Overall throw confidence under which the throw is referred (each stick
 /// already had to pass its own threshold; this only catches an accumulation).
 pub const MIN_CONF: f64 = 0.2;
+/// A stick split out of a blob, fitted narrower than `EDGE_WIDTH` of the
+/// taught width and showing a band narrower than `EDGE_BAND` of it in its
+/// own patch too (`EDGE_BAND_FAINT` for a touching stick, whose band is
+/// measured out to its faint edges), lies on its edge or leans: its face is
+/// never read. Round 10 dropped this bar (ADR 0041: on 32 stored sets it held
+/// no such stick that no other guard held, since the side-by-side pair must
+/// cover two sticks, `PAIR_AREA`); the first fresh look rendered after that
+/// (1003600) then showed a stick on its edge in a blob of three, fitted at
+/// 0.55 of the width, read flat: a silent 윷 for 걸. The pair's area does
+/// not cover blobs of three (ADR 0042).
+const EDGE_WIDTH: f64 = 0.7;
+const EDGE_BAND: f32 = 0.8;
+/// `EDGE_BAND` for a stick touching another side by side (see above). Of the
+/// touching sticks fitted narrow whose faint band is 0.7 to 0.8 of the
+/// taught width, on the stored sets of round 8 (each look once), 145 lay on
+/// a face and 104 on their edge or leaning; the readers were sure of a face
+/// on 121 of the first and on none of the others.
+const EDGE_BAND_FAINT: f32 = 0.7;
 /// A stick split out of a blob that shows the narrowest band `features`
 /// measures (half the taught width: it clamps there) may stand on its edge
 /// beside another: one read round at 0.94 by both readers made a silent 개
-/// for 걸. It is called only with the readers at `EDGE_CALL` and "neither"
-/// under `EDGE_NEITHER`. (Sticks fitted narrower than 0.7 of the taught
-/// width and showing a band under 0.8 of it, and sticks fitted slim, under
-/// 0.9, were once never read or held to the same bar, for silent errors on
-/// fresh looks; since the side-by-side pair must cover two sticks,
-/// `PAIR_AREA`, those bars caught no stick on its edge or leaning that
-/// nothing else caught, on 32 sets of 12,973 throws, and kept 66 clear
-/// throws from being called: ADR 0041.)
+/// for 걸. So may one the refit found slimmer than `SLIM_WIDTH` of the taught
+/// width (it fits the slim width, 0.85): a leaning stick seen partly from
+/// the side, read round at 0.96, made a silent call on a fresh look, and the
+/// stick on its edge of look 1003600 above was fitted at 0.55 with a faint
+/// band of 0.72, read flat at 0.944. Either is called only with the readers
+/// at `EDGE_CALL` and "neither" under `EDGE_NEITHER`.
 const THINNEST_BAND: f32 = 0.501;
+const SLIM_WIDTH: f64 = 0.9;
 const EDGE_CALL: f64 = 0.97;
 const EDGE_NEITHER: f64 = 0.05;
 /// Two sticks alone in one blob, lying side by side (their axes within
@@ -184,6 +206,16 @@ const EDGE_NEITHER: f64 = 0.05;
 /// was read flat at 0.96 (a silent 걸 for 개 on a held-out look); the pair
 /// covered under 0.85 of what two flat faces would.
 const PAIR_AREA: f64 = 0.85;
+/// Two sticks of one blob at a shallow angle (|cos| above `SHALLOW_COS`,
+/// under about 26°) whose footprints overlap by more than `SIDE_OVERLAP` of
+/// one of them: the finder could not split their blob cleanly (it squeezes
+/// sticks that touch side by side together and turns them), and each one's
+/// patch holds part of the other. A round face fitted over its flat
+/// neighbour this way, 0.8 of a width from it and turned 14°, was read flat
+/// at 0.967 in a blob of three, where the pair's area does not apply: a
+/// silent 걸 for 개 on fresh look 1003612 (ADR 0042).
+const SHALLOW_COS: f64 = 0.9;
+const SIDE_OVERLAP: f64 = 0.15;
 const PAIR_COS: f64 = 0.99;
 
 /// Placement margin (cm) inside which the edge decision goes to the referee
@@ -233,12 +265,31 @@ pub fn judge(
     judge_with(cal, taught, sticks, probs, &Thresholds::default())
 }
 
-/// Whether a stick split out of a blob shows as one on its edge, whatever
-/// the readers say: the thinnest band in its own patch (`band`, in taught
-/// widths) without the readers all but certain of a face (`best`,
-/// `neither`: their probabilities).
-fn shows_narrow(band: f32, best: f64, neither: f64) -> bool {
-    band <= THINNEST_BAND && (best < EDGE_CALL || neither >= EDGE_NEITHER)
+/// Whether a stick split out of a blob shows as one on its edge or leaning,
+/// whatever the readers say: fitted narrow and showing a narrow band, or
+/// fitted slim or showing the thinnest band without the readers all but
+/// certain of a face.
+/// `width`: as fitted, `band`: as it shows in its own patch (`faint`:
+/// measured out to its faint edges), both in taught widths; `best`,
+/// `neither`: the readers' probabilities.
+fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> bool {
+    let edge_band = if faint { EDGE_BAND_FAINT } else { EDGE_BAND };
+    width < EDGE_WIDTH && band < edge_band
+        || (band <= THINNEST_BAND || width < SLIM_WIDTH)
+            && (best < EDGE_CALL || neither >= EDGE_NEITHER)
+}
+
+/// Whether stick `i` of `found` was split out of a blob over another of its
+/// blob at a shallow angle (see `SIDE_OVERLAP`).
+fn overlaps_at_shallow_angle(found: &[Found], i: usize) -> bool {
+    let s = &found[i];
+    let shallow: Vec<Found> = found
+        .iter()
+        .enumerate()
+        .filter(|&(j, o)| j != i && o.same_blob(s) && o.axis_cos(s) > SHALLOW_COS)
+        .map(|(_, o)| *o)
+        .collect();
+    s.shared && !shallow.is_empty() && covered_share(s, &shallow) > SIDE_OVERLAP
 }
 
 /// How two sticks alone in one blob lie: side by side (axes within
@@ -370,9 +421,9 @@ pub fn judge_with(
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees = crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
         let width = s.features[N_APPEAR] as f64;
-        // Showing the narrowest band the patch can measure: a stick on its
-        // edge beside another, read as a round face by both readers at 0.94
-        // (a silent 개 for 걸). A stick touching another side by side is
+        // Fitted narrow and showing narrow, or fitted slim or showing the
+        // narrowest band the patch can measure: on its edge or leaning
+        // (`shows_narrow`). A stick touching another side by side is
         // measured out to its faint edges (`faint_band_width`): at half its
         // contrast a quarter of the round faces showed the thinnest band,
         // and were referred as on their edge (32 of the stored sets' clear
@@ -385,7 +436,7 @@ pub fn judge_with(
         } else {
             s.features[BAND_WIDTH]
         };
-        let narrow = s.found.shared && shows_narrow(band, best, p.neither);
+        let narrow = s.found.shared && shows_narrow(width, band, faint, best, p.neither);
         // Mostly under another: what shows is not its own face. Or centred
         // where another is, at a shallow angle: the split of its blob is in
         // doubt (two sticks side by side were fitted as a narrow X on their
@@ -399,6 +450,7 @@ pub fn judge_with(
                     && s.found.axis_cos(&o.found) > TWIN_COS
             });
         let hidden = covered[i] > HIDDEN || twin;
+        let side_overlap = overlaps_at_shallow_angle(&found, i);
         let doubts: Vec<Doubt> = [
             (p.neither >= th.neither_max, Doubt::Neither),
             (best < call, Doubt::BelowBar),
@@ -406,6 +458,7 @@ pub fn judge_with(
             (narrow, Doubt::Narrow),
             (hidden, Doubt::Hidden),
             (short_pair[i].is_some(), Doubt::ShortPair),
+            (side_overlap, Doubt::Overlap),
         ]
         .into_iter()
         .filter_map(|(applies, d)| applies.then_some(d))
@@ -591,17 +644,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_split_stick_fitted_narrow_or_slim_is_read_only_when_it_shows_a_face() {
+        let (sure, neither) = (0.99, 0.01);
+        // Fitted at 0.55 of the taught width with a band of 0.65: on its
+        // edge or leaning, however sure the readers are (a stick on its edge
+        // in a blob of three, read flat, made a silent 윷 for 걸).
+        assert!(shows_narrow(0.55, 0.65, true, sure, neither));
+        assert!(shows_narrow(0.55, 0.75, false, sure, neither));
+        // A touching stick's band is measured out to its faint edges: 0.75
+        // of the width there may be a face lying flat, read when the readers
+        // are all but certain (fitted slim).
+        assert!(!shows_narrow(0.55, 0.75, true, sure, neither));
+        // The stick on its edge of look 1003600: fitted at 0.55, a faint
+        // band of 0.72, read flat at 0.944.
+        assert!(shows_narrow(0.55, 0.72, true, 0.944, 0.016));
+        assert!(shows_narrow(0.85, 0.95, true, sure, 0.06));
+        // Fitted at full width, a band of 0.6 is read like any stick.
+        assert!(!shows_narrow(1.0, 0.6, false, 0.9, 0.1));
+        assert!(!shows_narrow(1.0, 0.95, true, 0.9, 0.0));
+    }
+
+    #[test]
     fn a_split_stick_showing_the_thinnest_band_is_read_only_when_the_readers_are_all_but_certain() {
         let (sure, neither) = (0.99, 0.01);
-        // The thinnest band: on its edge unless the readers are all but
-        // certain of a face.
-        assert!(!shows_narrow(THINNEST_BAND, sure, neither));
-        assert!(shows_narrow(THINNEST_BAND, 0.95, neither));
-        assert!(shows_narrow(THINNEST_BAND, sure, 0.06));
-        // Any wider band is read like any stick (fitted narrow or slim, or
-        // a band of 0.6 of the taught width out to its faint edges).
-        assert!(!shows_narrow(0.6, 0.9, 0.1));
-        assert!(!shows_narrow(0.95, 0.9, 0.0));
+        assert!(!shows_narrow(1.0, THINNEST_BAND, false, sure, neither));
+        assert!(shows_narrow(1.0, THINNEST_BAND, false, 0.95, neither));
+        assert!(shows_narrow(1.0, THINNEST_BAND, true, sure, 0.06));
     }
 
     fn stick(center: [f64; 2], angle_deg: f64, shared: bool, blob_ratio: f64) -> Found {
@@ -632,6 +700,35 @@ mod tests {
             front_area,
             back_area,
         }
+    }
+
+    #[test]
+    fn a_stick_fitted_over_another_of_its_blob_at_a_shallow_angle_is_not_read() {
+        // Sticks 16 px wide. Touching side by side, a width apart: no overlap.
+        let apart = [
+            stick([100.0, 100.0], 100.0, true, 2.0),
+            stick([116.0, 103.0], 100.0, true, 2.0),
+        ];
+        assert!(!overlaps_at_shallow_angle(&apart, 0));
+        // Squeezed to 0.75 of a width and turned 14° (look 1003612).
+        let squeezed = [
+            stick([100.0, 100.0], 104.0, true, 2.9),
+            stick([112.0, 103.0], 118.0, true, 2.9),
+        ];
+        assert!(overlaps_at_shallow_angle(&squeezed, 0));
+        assert!(overlaps_at_shallow_angle(&squeezed, 1));
+        // Crossing at 60°: a crossing pair, for the other guards.
+        let crossing = [
+            stick([100.0, 100.0], 40.0, true, 1.8),
+            stick([100.0, 100.0], 100.0, true, 1.8),
+        ];
+        assert!(!overlaps_at_shallow_angle(&crossing, 0));
+        // The same poses in two blobs: nothing was split.
+        let two_blobs = [
+            stick([100.0, 100.0], 104.0, true, 2.9),
+            stick([112.0, 103.0], 118.0, true, 1.9),
+        ];
+        assert!(!overlaps_at_shallow_angle(&two_blobs, 0));
     }
 
     #[test]
