@@ -164,12 +164,13 @@ pub const MIN_CONF: f64 = 0.2;
 /// taught width and showing a band narrower than `EDGE_BAND` of it in its
 /// own patch too (`EDGE_BAND_FAINT` for a touching stick, whose band is
 /// measured out to its faint edges), lies on its edge or leans: its face is
-/// never read. Round 10 dropped this bar (ADR 0041: on 32 stored sets it held
-/// no such stick that no other guard held, since the side-by-side pair must
-/// cover two sticks, `PAIR_AREA`); the first fresh look rendered after that
-/// (1003600) then showed a stick on its edge in a blob of three, fitted at
-/// 0.55 of the width, read flat: a silent 윷 for 걸. The pair's area does
-/// not cover blobs of three (ADR 0042).
+/// never read (a leaning stick fitted at 0.55 of the width was read flat at
+/// 0.98 on a fresh look). Round 10 dropped this bar and the slim one below
+/// (ADR 0041: on 32 stored sets they held no such stick that no other guard
+/// held, since the side-by-side pair must cover two sticks, `PAIR_AREA`);
+/// both are back since the first fresh looks after that showed a stick on
+/// its edge in a blob of three, where the pair's area does not apply, that
+/// only the slim bar held (ADR 0042).
 const EDGE_WIDTH: f64 = 0.7;
 const EDGE_BAND: f32 = 0.8;
 /// `EDGE_BAND` for a stick touching another side by side (see above). Of the
@@ -211,7 +212,7 @@ const PAIR_AREA: f64 = 0.85;
 /// one of them: the finder could not split their blob cleanly (it squeezes
 /// sticks that touch side by side together and turns them), and each one's
 /// patch holds part of the other. A round face fitted over its flat
-/// neighbour this way, 0.8 of a width from it and turned 14°, was read flat
+/// neighbour this way, 0.75 of a width from it and turned 14°, was read flat
 /// at 0.967 in a blob of three, where the pair's area does not apply: a
 /// silent 걸 for 개 on fresh look 1003612 (ADR 0042).
 const SHALLOW_COS: f64 = 0.9;
@@ -647,16 +648,16 @@ mod tests {
     fn a_split_stick_fitted_narrow_or_slim_is_read_only_when_it_shows_a_face() {
         let (sure, neither) = (0.99, 0.01);
         // Fitted at 0.55 of the taught width with a band of 0.65: on its
-        // edge or leaning, however sure the readers are (a stick on its edge
-        // in a blob of three, read flat, made a silent 윷 for 걸).
+        // edge or leaning, however sure the readers are.
         assert!(shows_narrow(0.55, 0.65, true, sure, neither));
         assert!(shows_narrow(0.55, 0.75, false, sure, neither));
         // A touching stick's band is measured out to its faint edges: 0.75
         // of the width there may be a face lying flat, read when the readers
         // are all but certain (fitted slim).
         assert!(!shows_narrow(0.55, 0.75, true, sure, neither));
-        // The stick on its edge of look 1003600: fitted at 0.55, a faint
-        // band of 0.72, read flat at 0.944.
+        // The stick on its edge of look 1003600, in a blob of three: fitted
+        // at 0.55, a faint band of 0.72, read flat at 0.944 (a silent 윷 for
+        // 걸 with this bar dropped).
         assert!(shows_narrow(0.55, 0.72, true, 0.944, 0.016));
         assert!(shows_narrow(0.85, 0.95, true, sure, 0.06));
         // Fitted at full width, a band of 0.6 is read like any stick.
