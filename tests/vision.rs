@@ -470,3 +470,25 @@ fn a_station_without_its_model_calls_nothing_itself() {
         "the model calls {called_by_model} of these plain throws"
     );
 }
+
+/// The two silent errors round 11 found on fresh held-out looks (ADR 0042),
+/// each rendered and judged as `eval` did: both must go to the referee.
+#[test]
+fn the_silent_errors_of_round_ten_are_referred() {
+    use yutstation::station::sim_camera::simulated_station;
+    // Look 1003600, throw 48: a stick on its edge in a blob of three, fitted
+    // at 0.55 of the width (the slim bar); truth 걸, called 윷.
+    // Look 1003612, throw 45: a round face squeezed against a flat one and
+    // turned 14° (the shallow overlap); truth 개, called 걸.
+    for (seed, k, case) in [
+        (1_003_600u64, 48u64, HardCase::OnEdge),
+        (1_003_612, 45, HardCase::Touching),
+    ] {
+        let look = Look::random(seed, 1280, 720);
+        let (d, _) = simulated_station(&look, model()).unwrap();
+        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        assert_eq!(truth.case, case);
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.result, None, "look {seed} throw {k}: {v:?}");
+    }
+}
