@@ -583,6 +583,9 @@ struct Tally {
     ms: Vec<f64>,
     /// Per generated hard case: how its clear throws went (photo sets have none).
     by_case: std::collections::BTreeMap<String, CaseTally>,
+    /// Clear throws whose one flat face has another stick over its mark
+    /// (`ThrowTruth::mark_covered`): called right, referred, called wrong.
+    mark_covered: [usize; 3],
 }
 
 /// How the clear throws of one hard case went, with why the referred ones were.
@@ -650,6 +653,18 @@ impl Tally {
         ok
     }
 
+    /// Count a clear generated throw whose deciding mark no camera can see.
+    fn add_mark_covered(&mut self, truth: &sim::ThrowTruth, v: &Verdict) {
+        if truth.mark_covered && !truth.ambiguous {
+            let k = match v.result {
+                Some(r) if r == truth.result => 0,
+                None => 1,
+                Some(_) => 2,
+            };
+            self.mark_covered[k] += 1;
+        }
+    }
+
     fn print(&self, title: &str) {
         let pct = |a: usize, b: usize| {
             if b == 0 {
@@ -692,6 +707,13 @@ impl Tally {
             q(0.95),
             q(1.0)
         );
+        let [covered_right, covered_referred, covered_wrong] = self.mark_covered;
+        let covered = covered_right + covered_referred + covered_wrong;
+        if covered > 0 {
+            println!(
+                "  of the unambiguous throws, {covered} have the one flat face's mark under another stick (no camera sees it): {covered_right} called right, {covered_referred} referred, {covered_wrong} wrong"
+            );
+        }
         if !self.by_case.is_empty() {
             println!(
                 "  clear throws by hard case (called right / clear; referred, with their reasons):"
@@ -766,6 +788,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             let v = vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             let ok = tally.add_case(Some(truth.case), truth.result, truth.ambiguous, &v, ms);
+            tally.add_mark_covered(&truth, &v);
             if !ok && a.verbose {
                 say(&bar, format!(
                     "look {seed} throw {k} ({:?}): truth {} ambiguous {} → {} best {} reasons {:?} faces {:?} truth faces {:?}",
@@ -932,6 +955,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                 &v,
                 0.0,
             );
+            tally.add_mark_covered(&t.truth, &v);
             if !ok && a.verbose {
                 println!(
                     "look {} throw {k} ({:?}): truth {} → {} reasons {:?}",

@@ -98,6 +98,12 @@ pub struct StickTruth {
 pub struct ThrowTruth {
     pub result: ThrowResult,
     pub ambiguous: bool,
+    /// Exactly one stick lies flat face up and another lies over its middle,
+    /// where a mark is: no camera can see whether it is the marked stick, so
+    /// 도 and 뒷도 look alike. Still a clear throw by the rules; `eval` counts
+    /// such throws apart (stored sets from before this was kept read false).
+    #[serde(default)]
+    pub mark_covered: bool,
     pub case: HardCase,
     pub sticks: Vec<StickTruth>,
 }
@@ -220,9 +226,33 @@ pub fn truth(look: &Look, scene: &Scene, case: HardCase) -> ThrowTruth {
     ThrowTruth {
         result,
         ambiguous,
+        mark_covered: mark_covered(look, scene),
         case,
         sticks,
     }
+}
+
+/// Whether the one stick lying flat face up (if exactly one does) has another
+/// stick lying over its middle (see `ThrowTruth::mark_covered`).
+fn mark_covered(look: &Look, scene: &Scene) -> bool {
+    let flat: Vec<&StickPose> = scene.sticks.iter().filter(|p| p.up() > 0.0).collect();
+    let [f] = flat.as_slice() else {
+        return false;
+    };
+    scene
+        .sticks
+        .iter()
+        .any(|o| o.z > f.z && in_quad(f.center, &o.corners(look)))
+}
+
+/// Whether a point lies inside a convex quadrilateral given corner by corner.
+fn in_quad(q: [f64; 2], c: &[[f64; 2]; 4]) -> bool {
+    let side = |i: usize| {
+        let (a, b) = (c[i], c[(i + 1) % 4]);
+        (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0])
+    };
+    let s: [f64; 4] = std::array::from_fn(side);
+    s.iter().all(|v| *v >= 0.0) || s.iter().all(|v| *v <= 0.0)
 }
 
 fn flat_roll(rng: &mut SmallRng, front: bool) -> f64 {
@@ -487,5 +517,68 @@ pub fn teach_scene(look: &Look, which: &str) -> Scene {
         sticks,
         hand: None,
         noise_seed: rng.gen::<u64>() ^ which.len() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pose(center: [f64; 2], yaw: f64, front: bool, z: f64) -> StickPose {
+        StickPose {
+            center,
+            yaw,
+            roll: if front { 0.0 } else { PI },
+            pitch: 0.0,
+            z,
+            marked: false,
+            tint: 1.0,
+            grain_offset: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_one_flat_face_under_another_stick_has_its_mark_covered() {
+        let look = Look::random(1, 1280, 720);
+        let t = look.sticks.thickness;
+        let far = |x: f64| pose([x, 50.0], 0.0, false, 0.0);
+        let scene = |sticks: Vec<StickPose>| Scene {
+            sticks,
+            hand: None,
+            noise_seed: 0,
+        };
+        // The flat one under a round one that crosses its middle.
+        let under = scene(vec![
+            pose([0.0, 0.0], 0.0, true, 0.0),
+            pose([0.0, 0.0], 1.2, false, t),
+            far(-40.0),
+            far(40.0),
+        ]);
+        assert!(mark_covered(&look, &under));
+        // The flat one on top: its mark shows.
+        let on_top = scene(vec![
+            pose([0.0, 0.0], 0.0, false, 0.0),
+            pose([0.0, 0.0], 1.2, true, t),
+            far(-40.0),
+            far(40.0),
+        ]);
+        assert!(!mark_covered(&look, &on_top));
+        // Crossed away from its middle.
+        let l = look.sticks.length;
+        let aside = scene(vec![
+            pose([0.0, 0.0], 0.0, true, 0.0),
+            pose([0.4 * l, 0.0], 1.2, false, t),
+            far(-40.0),
+            far(40.0),
+        ]);
+        assert!(!mark_covered(&look, &aside));
+        // Two flat faces: the mark decides nothing.
+        let two = scene(vec![
+            pose([0.0, 0.0], 0.0, true, 0.0),
+            pose([0.0, 0.0], 1.2, false, t),
+            pose([-40.0, 50.0], 0.0, true, 0.0),
+            far(40.0),
+        ]);
+        assert!(!mark_covered(&look, &two));
     }
 }
