@@ -121,6 +121,14 @@ impl StickPose {
         (s.length * self.pitch.cos() / 2.0, w.max(s.thickness) / 2.0)
     }
 
+    /// Whether a mat-plane point lies in the footprint seen from above.
+    pub fn covers(&self, look: &Look, p: [f64; 2]) -> bool {
+        let (hl, hw) = self.half_extent(look);
+        let (c, s) = (self.yaw.cos(), self.yaw.sin());
+        let (dx, dy) = (p[0] - self.center[0], p[1] - self.center[1]);
+        (dx * c + dy * s).abs() <= hl && (-dx * s + dy * c).abs() <= hw
+    }
+
     /// The footprint's corners on the mat plane.
     pub fn corners(&self, look: &Look) -> [[f64; 2]; 4] {
         let (hl, hw) = self.half_extent(look);
@@ -242,17 +250,7 @@ fn mark_covered(look: &Look, scene: &Scene) -> bool {
     scene
         .sticks
         .iter()
-        .any(|o| o.z > f.z && in_quad(f.center, &o.corners(look)))
-}
-
-/// Whether a point lies inside a convex quadrilateral given corner by corner.
-fn in_quad(q: [f64; 2], c: &[[f64; 2]; 4]) -> bool {
-    let side = |i: usize| {
-        let (a, b) = (c[i], c[(i + 1) % 4]);
-        (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0])
-    };
-    let s: [f64; 4] = std::array::from_fn(side);
-    s.iter().all(|v| *v >= 0.0) || s.iter().all(|v| *v <= 0.0)
+        .any(|o| o.z > f.z && o.covers(look, f.center))
 }
 
 fn flat_roll(rng: &mut SmallRng, front: bool) -> f64 {

@@ -284,13 +284,16 @@ fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> 
 /// blob at a shallow angle (see `SIDE_OVERLAP`).
 fn overlaps_at_shallow_angle(found: &[Found], i: usize) -> bool {
     let s = &found[i];
+    if !s.shared {
+        return false;
+    }
     let shallow: Vec<Found> = found
         .iter()
         .enumerate()
         .filter(|&(j, o)| j != i && o.same_blob(s) && o.axis_cos(s) > SHALLOW_COS)
         .map(|(_, o)| *o)
         .collect();
-    s.shared && !shallow.is_empty() && covered_share(s, &shallow) > SIDE_OVERLAP
+    covered_share(s, &shallow) > SIDE_OVERLAP
 }
 
 /// How two sticks alone in one blob lie: side by side (axes within
