@@ -40,6 +40,30 @@ impl Drop for Driver {
     }
 }
 
+/// Whether chromedriver answers its WebDriver status on this port.
+fn chromedriver_ready(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let request =
+        format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if s.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    // chromedriver keeps the connection open: read until the answer shows.
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while let Ok(n @ 1..) = s.read(&mut chunk) {
+        reply.extend_from_slice(&chunk[..n]);
+        if String::from_utf8_lossy(&reply).contains("\"ready\":true") {
+            return true;
+        }
+    }
+    false
+}
+
 impl Driver {
     fn start() -> Option<Driver> {
         let Some(chromium) = which(&["chromium", "chromium-browser", "google-chrome"]) else {
@@ -50,22 +74,40 @@ impl Driver {
             eprintln!("SKIP: no chromedriver on PATH (apt-get install chromium-driver)");
             return None;
         };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        // A free port is picked by binding port 0 and letting it go, so
+        // another test's server can take it before chromedriver binds it:
+        // that server then answered the wait below, chromedriver had exited,
+        // and the session found nothing listening (CI, once). Wait for
+        // chromedriver's own /status, and start it again on another port if
+        // it has exited.
+        let (child, port) = (0..3)
+            .find_map(|_| {
+                let port = std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port();
+                let mut child = Command::new(&driver)
+                    .arg(format!("--port={port}"))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("chromedriver starts");
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while Instant::now() < deadline {
+                    if child.try_wait().unwrap().is_some() {
+                        return None;
+                    }
+                    if chromedriver_ready(port) {
+                        return Some((child, port));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                None
+            })
+            .expect("chromedriver did not listen");
         Some(Driver {
             child,
             port,
