@@ -492,3 +492,20 @@ fn the_silent_errors_of_round_ten_are_referred() {
         assert_eq!(v.result, None, "look {seed} throw {k}: {v:?}");
     }
 }
+
+/// On a dim look of small sticks (1003632) the forest hesitates where the
+/// net and the taught set do not (ADR 0043): these plain throws went to the
+/// referee, every stick lone and lying flat, and are now called right.
+#[test]
+fn plain_throws_on_a_dim_look_are_called_when_both_readers_and_the_taught_set_lean_one_way() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_003_632, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    for k in [41u64, 47] {
+        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        assert_eq!(truth.case, HardCase::None);
+        assert!(!truth.ambiguous);
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
+    }
+}

@@ -28,6 +28,21 @@ pub struct FaceProbs {
     pub front: f64,
     pub back: f64,
     pub neither: f64,
+    /// Each reader's own (front, back, neither), when two read: the forest's
+    /// and the net's (`vision::verdict` asks whether both lean one way).
+    pub readers: Option<[[f64; 3]; 2]>,
+}
+
+impl FaceProbs {
+    /// Front, back, neither, read by one reader (or the taught rule).
+    pub fn single(p: [f64; 3]) -> FaceProbs {
+        FaceProbs {
+            front: p[0],
+            back: p[1],
+            neither: p[2],
+            readers: None,
+        }
+    }
 }
 
 /// The model input for one stick.
@@ -70,14 +85,12 @@ pub fn net_input_turned(x: &[f32]) -> Vec<f32> {
 /// The two readers' probabilities (front, back, neither) as the station uses
 /// them: averaged when there is a net.
 pub fn combine(forest: [f64; 3], net: Option<[f64; 3]>) -> FaceProbs {
-    let p = match net {
-        Some(n) => [0, 1, 2].map(|i| (forest[i] + n[i]) / 2.0),
-        None => forest,
-    };
-    FaceProbs {
-        front: p[0],
-        back: p[1],
-        neither: p[2],
+    match net {
+        Some(n) => FaceProbs {
+            readers: Some([forest, n]),
+            ..FaceProbs::single([0, 1, 2].map(|i| (forest[i] + n[i]) / 2.0))
+        },
+        None => FaceProbs::single(forest),
     }
 }
 
@@ -201,25 +214,15 @@ impl Classifier {
                 Ok(combine(a, b))
             }
             Classifier::Taught => {
-                let z = taught.normalise(&f[..N_APPEAR]);
-                let (mut s, mut wsum) = (0f64, 0f64);
-                for (i, zi) in z.iter().enumerate() {
-                    let sep = (taught.front_mean[i] - taught.back_mean[i]).abs() as f64;
-                    let spread = (taught.front_std[i] + taught.back_std[i]) as f64 / 2.0 + 1e-3;
-                    let w = (sep / spread).powi(2);
-                    s += w * (*zi as f64).clamp(-2.0, 2.0);
-                    wsum += w;
-                }
-                let score = s / wsum.max(1e-9);
-                let sure = 1.0 / (1.0 + (-6.0 * score).exp());
+                let sure = taught.taught_front(&f[..N_APPEAR]);
                 let pf = 0.5 + (sure - 0.5) * (2.0 * TAUGHT_RULE_MAX - 1.0);
                 let width = f[N_APPEAR] as f64;
                 let neither = if width < 0.72 { 0.9 } else { 0.0 };
-                Ok(FaceProbs {
-                    front: pf * (1.0 - neither),
-                    back: (1.0 - pf) * (1.0 - neither),
+                Ok(FaceProbs::single([
+                    pf * (1.0 - neither),
+                    (1.0 - pf) * (1.0 - neither),
                     neither,
-                })
+                ]))
             }
         }
     }

@@ -84,6 +84,29 @@ impl Taught {
             })
             .collect()
     }
+
+    /// How sure this stick set alone is that a stick shows its flat face
+    /// (0..1), from its appearance features: each mapped by [`normalise`]
+    /// (flat +1, round −1), clamped to ±2, weighted by how well it told the
+    /// taught faces apart (the gap between their means over their spread,
+    /// squared), averaged, and put through a logistic of slope 6. It knows
+    /// only this station's eight taught faces, under this station's light,
+    /// and nothing of sticks on their edge: no judge alone
+    /// (`classify::Classifier::Taught`), but a witness for the readers
+    /// (`verdict::FACE_CALL_WITNESSED`).
+    pub fn taught_front(&self, f: &[f32]) -> f64 {
+        let z = self.normalise(f);
+        let (mut sum, mut weights) = (0f64, 0f64);
+        for (i, zi) in z.iter().enumerate() {
+            let gap = (self.front_mean[i] - self.back_mean[i]).abs() as f64;
+            let spread = (self.front_std[i] + self.back_std[i]) as f64 / 2.0 + 1e-3;
+            let w = (gap / spread).powi(2);
+            sum += w * (*zi as f64).clamp(-2.0, 2.0);
+            weights += w;
+        }
+        let score = sum / weights.max(1e-9);
+        1.0 / (1.0 + (-6.0 * score).exp())
+    }
 }
 
 /// A mark span that covers the whole stick (nothing is known of where the

@@ -121,6 +121,28 @@ pub struct Verdict {
 /// sweep's strictest-needed set with no silent error on all 2,880 stored
 /// throws. Figures are reported on looks none of this saw (`models/README.md`).
 pub const FACE_CALL: f64 = 0.9;
+/// A lone stick is also read under `FACE_CALL` when both readers lean the
+/// same way, each on its own, and the taught set does not lean the other
+/// (ADR 0043): the net at `NET_SURE` or more, the forest at `FOREST_LEANS`
+/// or more, and `Taught::taught_front` on the same side of one half. Under
+/// one station's light and stick set the forest, whose vote share seldom
+/// nears 1 on a look unlike those it learned from, can hesitate where the
+/// net does not: on a dim look of small sticks (1003632) it gave 0.65–0.8
+/// to round faces the net read at 0.99, and 24 lone sticks, 28 of the
+/// look's 62 clear throws, went to the referee. On 46 stored looks (9,245
+/// sticks: development, held-out and validation looks the model never
+/// learned from) this read 35 more lone sticks and none wrong; without the
+/// taught set's say, 55 and none, but one flat-faced reading of a round face
+/// came at a net of 0.958 (validation look 100160), which the taught set
+/// leaned against. Only for lone sticks fitted at about the taught width
+/// (`LEAN_WIDTH`): beside another, part of what the readers see is the
+/// neighbour, and the lone sticks on their edge are fitted under 0.87 of
+/// it, or over 1.1 where one merged with a neighbour into one blob taken as
+/// one stick (a stick on its edge beside a round face, fitted at 1.31, was
+/// read flat by all three). "Neither" must still stay under `NEITHER_MAX`.
+pub const NET_SURE: f64 = 0.97;
+pub const FOREST_LEANS: f64 = 0.65;
+const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
 /// For a stick lying across another or under one (its picture is partly the
 /// other's). It must also agree with its shading fit. (At 0.85, 23 more of
 /// the stored clear throws were called, and a flat face of a crossing pair
@@ -280,6 +302,21 @@ fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> 
             && (best < EDGE_CALL || neither >= EDGE_NEITHER)
 }
 
+/// Whether a lone stick's face is read under `FACE_CALL` (see
+/// [`NET_SURE`]): fitted at about the taught width, the forest and the net
+/// each lean on their own to the face the readers put first (the net at
+/// `NET_SURE`, the forest at `FOREST_LEANS`), and the taught set
+/// (`taught_front`, [`Taught::taught_front`]) does not lean to the other. A
+/// forest alone never does.
+fn all_lean(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
+    let front = p.front > p.back;
+    let k = if front { 0 } else { 1 };
+    LEAN_WIDTH.contains(&width)
+        && (taught_front >= 0.5) == front
+        && p.readers
+            .is_some_and(|[forest, net]| forest[k] >= FOREST_LEANS && net[k] >= NET_SURE)
+}
+
 /// Whether stick `i` of `found` was split out of a blob over another of its
 /// blob at a shallow angle (see `SIDE_OVERLAP`).
 fn overlaps_at_shallow_angle(found: &[Found], i: usize) -> bool {
@@ -410,8 +447,13 @@ pub fn judge_with(
             reasons.push(Reason::OnLine);
         }
         let best = p.front.max(p.back);
+        let width = s.features[N_APPEAR] as f64;
+        let all_lean =
+            !s.found.shared && all_lean(p, taught.taught_front(&s.features[..N_APPEAR]), width);
         let call = if crossed[i] {
             th.face_call_shared
+        } else if all_lean {
+            0.0
         } else {
             th.face_call
         };
@@ -424,7 +466,6 @@ pub fn judge_with(
         // stored sets that the readers read right, and caught no wrong one).
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees = crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
-        let width = s.features[N_APPEAR] as f64;
         // Fitted narrow and showing narrow, or fitted slim or showing the
         // narrowest band the patch can measure: on its edge or leaning
         // (`shows_narrow`). A stick touching another side by side is
@@ -666,6 +707,33 @@ mod tests {
         // Fitted at full width, a band of 0.6 is read like any stick.
         assert!(!shows_narrow(1.0, 0.6, false, 0.9, 0.1));
         assert!(!shows_narrow(1.0, 0.95, true, 0.9, 0.0));
+    }
+
+    #[test]
+    fn a_lone_stick_is_read_under_the_bar_only_when_both_readers_and_the_taught_set_lean_one_way() {
+        let probs =
+            |forest: [f64; 3], net: [f64; 3]| crate::vision::classify::combine(forest, Some(net));
+        // Look 1003632, throw 41: a round face the forest gave 0.77 and the
+        // net 0.99, the taught set 0.98 (0.878 together, under the bar).
+        let dim_round = probs([0.2267, 0.7667, 0.0067], [0.0027, 0.9902, 0.0071]);
+        assert!(dim_round.back < FACE_CALL);
+        assert!(all_lean(&dim_round, 0.02, 1.0));
+        // The taught set leaning the other way, or the stick not fitted at
+        // about the taught width (merged with a neighbour, or narrow).
+        assert!(!all_lean(&dim_round, 0.6, 1.0));
+        assert!(!all_lean(&dim_round, 0.02, 1.31));
+        assert!(!all_lean(&dim_round, 0.02, 0.85));
+        // Validation look 100160, throw 5: a round face read flat, the net at
+        // 0.958, the forest at 0.73, and the taught set leaning round (0.11).
+        let misread = probs([0.7267, 0.2733, 0.0], [0.9578, 0.0053, 0.0369]);
+        assert!(!all_lean(&misread, 0.11, 1.0));
+        // Even with the taught set agreeing, a net under NET_SURE, or a
+        // forest under FOREST_LEANS, is no lean.
+        assert!(!all_lean(&misread, 0.9, 1.0));
+        let forest_unsure = probs([0.6, 0.4, 0.0], [0.99, 0.01, 0.0]);
+        assert!(!all_lean(&forest_unsure, 0.99, 1.0));
+        // The forest alone never leans.
+        assert!(!all_lean(&FaceProbs::single([0.85, 0.15, 0.0]), 0.99, 1.0));
     }
 
     #[test]
