@@ -509,3 +509,20 @@ fn plain_throws_on_a_dim_look_are_called_when_both_readers_and_the_taught_set_le
         assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
     }
 }
+
+/// A flat face lying across a round one at its middle, on top of it (look
+/// 1003620, throw 35, truth 도): which lies on top is told from the stick's
+/// columns clear of the other, and kept as far from it as the mark is, a
+/// short, wide stick crossed at its middle has too few (ADR 0044). Its mark
+/// (none: it is not the marked stick) is then read, and the throw called.
+#[test]
+fn a_flat_face_on_top_of_a_crossing_at_its_middle_has_its_mark_read() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_003_620, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    let (scene, truth) = sim::throw_scene(&look, 35 * 7919 + 13, None);
+    assert_eq!(truth.case, HardCase::Crossing);
+    assert!(!truth.mark_covered && !truth.ambiguous);
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.result, Some(truth.result), "{v:?}");
+}

@@ -642,7 +642,12 @@ fn misfit_where_crossed(sticks: &[Measured], found: &[Found], i: usize, j: usize
     let s = &sticks[i];
     let others = others_than(found, i);
     let (_, band) = own_band(&s.patch, &s.found, s.nominal, &others);
-    let reach = covered_columns(&s.found, s.nominal, &others, MARK_CLEARANCE * s.nominal.1);
+    let reach = covered_columns(
+        &s.found,
+        s.nominal,
+        &others,
+        CROSSING_CLEARANCE * s.nominal.1,
+    );
     let clear: [bool; PL] = std::array::from_fn(|k| !reach[k]);
     crossing_misfit(&s.patch, &s.found, s.nominal, band, &clear, &found[j])
 }
@@ -652,6 +657,17 @@ fn misfit_where_crossed(sticks: &[Measured], found: &[Found], i: usize, j: usize
 /// by the other's thickness (about half a width), so its shadow falls beside
 /// it; and the fit's error.
 const MARK_CLEARANCE: f64 = 0.6;
+/// The same for the columns that tell what a stick looks like where
+/// another crosses it ([`lies_on`]): half as far (ADR 0044). Kept 0.6 of a
+/// width clear, a stick crossed at its middle at a slant had too few
+/// columns left (under `features::CROSSING_MIN_CLEAR`), above all a short,
+/// wide one, and which stick lay on top went untold: a flat face lying on
+/// top, its mark in full view, went to the referee. The shadow the upper
+/// stick casts beside itself may darken some of the lower one's reference
+/// columns; the reference is a median per row over them all, and a darker
+/// one only makes the lower stick look less like itself where the upper
+/// one crosses it, never like the one on top.
+const CROSSING_CLEARANCE: f64 = 0.3;
 
 /// The mark score of a stick that others reach over (`over`: their
 /// footprints overlap its own), read only where the taught mark lies
