@@ -139,7 +139,12 @@ pub const FACE_CALL: f64 = 0.9;
 /// neighbour, and the lone sticks on their edge are fitted under 0.87 of
 /// it, or over 1.1 where one merged with a neighbour into one blob taken as
 /// one stick (a stick on its edge beside a round face, fitted at 1.31, was
-/// read flat by all three). "Neither" must still stay under `NEITHER_MAX`.
+/// read flat by all three). "Neither" must stay under `NEITHER_MAX` for
+/// each reader on its own, not only averaged: a lone stick tilted on its
+/// edge, fitted at full width, was read round by the net (0.986) and the
+/// taught set, and the forest's 0.24 for "neither" averaged to 0.12 (a
+/// silent 개 for 걸 on validation look 100177, which took no part in the
+/// choices above).
 pub const NET_SURE: f64 = 0.97;
 pub const FOREST_LEANS: f64 = 0.65;
 const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
@@ -305,16 +310,21 @@ fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> 
 /// Whether a lone stick's face is read under `FACE_CALL` (see
 /// [`NET_SURE`]): fitted at about the taught width, the forest and the net
 /// each lean on their own to the face the readers put first (the net at
-/// `NET_SURE`, the forest at `FOREST_LEANS`), and the taught set
-/// (`taught_front`, [`Taught::taught_front`]) does not lean to the other. A
-/// forest alone never does.
+/// `NET_SURE`, the forest at `FOREST_LEANS`), neither gives "neither"
+/// `NEITHER_MAX` on its own, and the taught set (`taught_front`,
+/// [`Taught::taught_front`]) does not lean to the other. A forest alone
+/// never does.
 fn all_lean(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
     let front = p.front > p.back;
     let k = if front { 0 } else { 1 };
     LEAN_WIDTH.contains(&width)
         && (taught_front >= 0.5) == front
-        && p.readers
-            .is_some_and(|[forest, net]| forest[k] >= FOREST_LEANS && net[k] >= NET_SURE)
+        && p.readers.is_some_and(|[forest, net]| {
+            forest[k] >= FOREST_LEANS
+                && net[k] >= NET_SURE
+                && forest[2] < NEITHER_MAX
+                && net[2] < NEITHER_MAX
+        })
 }
 
 /// Whether stick `i` of `found` was split out of a blob over another of its
@@ -750,6 +760,13 @@ mod tests {
         assert!(!all_lean(&forest_unsure, 0.99, 1.0));
         // The forest alone never leans.
         assert!(!all_lean(&FaceProbs::single([0.85, 0.15, 0.0]), 0.99, 1.0));
+        // Validation look 100177, throw 22: a lone stick tilted on its edge,
+        // fitted at full width, read round by the net at 0.986 and by the
+        // taught set; only the forest saw "neither" (0.24), and under the
+        // averaged bar (0.12) it was read: a silent 개 for 걸.
+        let tilted = probs([0.08, 0.68, 0.24], [0.0074, 0.9859, 0.0067]);
+        assert!(tilted.neither < NEITHER_MAX);
+        assert!(!all_lean(&tilted, 0.004, 1.0));
     }
 
     #[test]
