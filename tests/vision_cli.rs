@@ -161,3 +161,33 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
     assert!(err.contains("no-such-model.yml: no such file"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+/// `train --validation` renders only the looks kept for validation: a range
+/// that reaches past them (into the training looks) is refused before any
+/// rendering, with a message that says so.
+#[test]
+fn validation_looks_past_the_validation_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("val");
+    let out = run_in(
+        env!("CARGO_MANIFEST_DIR"),
+        &[
+            "train",
+            "--validation",
+            "--first-look",
+            "50",
+            "--looks",
+            "20",
+            "--dump",
+            d.to_str().unwrap(),
+            "--dump-only",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("reaches past them into the training looks"),
+        "{err}"
+    );
+    assert!(!d.exists() || std::fs::read_dir(&d).unwrap().next().is_none());
+}

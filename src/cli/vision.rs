@@ -1326,6 +1326,16 @@ fn run_train(a: TrainArgs) -> Result<()> {
         }
         bar.finish();
     } else {
+        // Past the validation looks lie training looks: a model judged on
+        // them would look better than it is.
+        if a.validation && a.first_look + a.looks > VALIDATION_LOOKS.len() {
+            anyhow::bail!(
+                "there are {} validation looks: --first-look {} --looks {} reaches past them into the training looks",
+                VALIDATION_LOOKS.len(),
+                a.first_look,
+                a.looks
+            );
+        }
         n_looks = a.looks;
         let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
         bar.set_style(ProgressStyle::with_template(
