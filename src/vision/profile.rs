@@ -93,7 +93,7 @@ impl Taught {
     /// only this station's eight taught faces, under this station's light,
     /// and nothing of sticks on their edge: no judge alone
     /// (`classify::Classifier::Taught`), but a witness for the readers
-    /// (`verdict::FACE_CALL_WITNESSED`).
+    /// (`verdict::NET_SURE`).
     pub fn taught_front(&self, f: &[f32]) -> f64 {
         let z = self.normalise(f);
         let (mut sum, mut weights) = (0f64, 0f64);

@@ -129,10 +129,11 @@ pub const FACE_CALL: f64 = 0.9;
 /// nears 1 on a look unlike those it learned from, can hesitate where the
 /// net does not: on a dim look of small sticks (1003632) it gave 0.65–0.8
 /// to round faces the net read at 0.99, and 24 lone sticks, 28 of the
-/// look's 62 clear throws, went to the referee. On 46 stored looks (9,245
+/// look's 62 clear throws, went to the referee. On 66 stored looks (11,117
 /// sticks: development, held-out and validation looks the model never
-/// learned from) this read 35 more lone sticks and none wrong; without the
-/// taught set's say, 55 and none, but one flat-faced reading of a round face
+/// learned from) this reads 36 more lone sticks and none wrong; on the
+/// first 46 of them, without the taught set's say, 55 and none, but one
+/// flat-faced reading of a round face
 /// came at a net of 0.958 (validation look 100160), which the taught set
 /// leaned against. Only for lone sticks fitted at about the taught width
 /// (`LEAN_WIDTH`): beside another, part of what the readers see is the
@@ -463,6 +464,8 @@ pub fn judge_with(
         let call = if crossed[i] {
             th.face_call_shared
         } else if all_lean {
+            // Both readers' own bars hold it (their average is at least
+            // 0.81).
             0.0
         } else {
             th.face_call
