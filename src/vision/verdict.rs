@@ -133,9 +133,8 @@ pub const FACE_CALL: f64 = 0.9;
 /// sticks: development, held-out and validation looks the model never
 /// learned from) this reads 36 more lone sticks and none wrong; on the
 /// first 46 of them, without the taught set's say, 55 and none, but one
-/// flat-faced reading of a round face
-/// came at a net of 0.958 (validation look 100160), which the taught set
-/// leaned against. Only for lone sticks fitted at about the taught width
+/// flat-faced reading of a round face came at a net of 0.958 (validation
+/// look 100160), which the taught set leaned against. Only for lone sticks fitted at about the taught width
 /// (`LEAN_WIDTH`): beside another, part of what the readers see is the
 /// neighbour, and the lone sticks on their edge are fitted under 0.87 of
 /// it, or over 1.1 where one merged with a neighbour into one blob taken as
@@ -459,8 +458,10 @@ pub fn judge_with(
         }
         let best = p.front.max(p.back);
         let width = s.features[N_APPEAR] as f64;
-        let all_lean =
-            !s.found.shared && all_lean(p, taught.taught_front(&s.features[..N_APPEAR]), width);
+        // Only asked of a lone stick the face bar would hold.
+        let all_lean = !s.found.shared
+            && best < th.face_call
+            && all_lean(p, taught.taught_front(&s.features[..N_APPEAR]), width);
         let call = if crossed[i] {
             th.face_call_shared
         } else if all_lean {
