@@ -137,7 +137,9 @@ pub struct EvalArgs {
     /// Evaluate on a photo set laid out like shared/data/photoreal-dev instead.
     #[arg(long)]
     photoreal: Option<PathBuf>,
-    /// Print every wrong or undecided throw.
+    /// Print every wrong or undecided throw (with `--from-dump`, also each of
+    /// its sticks: what held it, its truth against its fit, what each reader
+    /// gave).
     #[arg(long)]
     verbose: bool,
     /// Also store every look's measured sticks here (see `--from-dump`).
@@ -153,8 +155,9 @@ pub struct EvalArgs {
     #[arg(long, num_args = 1..)]
     from_dump: Vec<PathBuf>,
     /// Diagnosis: move every found stick to the true pose of the nearest true
-    /// stick before reading it, so the figures show the face reader alone
-    /// (the finder's placement errors taken out).
+    /// stick before reading it (a stick lying on a face at the full taught
+    /// width), so the figures show the face reader alone (the finder's
+    /// placement errors taken out; how many sticks it found stays its own).
     #[arg(long)]
     true_placement: bool,
     /// With `--from-dump`: judge under these calling bars instead of the
@@ -500,7 +503,7 @@ fn run_watch(a: WatchArgs) -> Result<()> {
     let mut source = yutstation::capture::open(&a.source, a.fps, Clock::virtual_now())
         .map_err(|e| InputError(e.to_string()))?;
     let empty_small = settle::small_grey(&det.empty)?;
-    let mut tracker = Tracker::new(settle::Config::default());
+    let mut tracker = Tracker::new(det.settle_config());
     let mut prev: Option<settle::Small> = None;
     let mut t0 = None;
     let mut index = 0usize;
@@ -779,7 +782,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             let (sticks, probs) = if a.true_placement {
                 let sticks = st
                     .det
-                    .measure_placed(&img, &|s| place_at_truth(s, &truth))?;
+                    .measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
                 let probs = st.det.probs(&sticks)?;
                 (sticks, probs)
             } else {
@@ -814,7 +817,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         if stations <= a.sequences {
             let seq = sim::throw_sequence(&st.look, seed, 2, 30, 12);
             let empty_small = settle::small_grey(&st.det.empty)?;
-            let mut tracker = Tracker::new(settle::Config::default());
+            let mut tracker = Tracker::new(st.det.settle_config());
             let mut prev: Option<settle::Small> = None;
             watch_calls.1 += seq.throws.len();
             for fr in &seq.frames {
@@ -829,6 +832,15 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                     watch_calls.0 += 1;
                     if !matches!(fr.phase, sim::FramePhase::Still { .. }) {
                         watch_calls.2 += 1;
+                        if a.verbose {
+                            say(
+                                &bar,
+                                format!(
+                                    "look {seed}: judged while moving at {} ms ({:?}, throw {})",
+                                    fr.t_ms, fr.phase, fr.throw
+                                ),
+                            );
+                        }
                     }
                     // Latency from the first frame where the sticks lay still.
                     if let Some(first) = seq.frames.iter().find(|f| {
@@ -863,15 +875,58 @@ fn run_eval(a: EvalArgs) -> Result<()> {
 }
 
 /// Move a found stick to the pose of the nearest true stick (`--true-placement`).
-fn place_at_truth(s: &mut vision::sticks::Found, truth: &sim::ThrowTruth) {
+fn place_at_truth(s: &mut vision::sticks::Found, nominal: (f64, f64), truth: &sim::ThrowTruth) {
     if let Some((t, dist)) = lab::nearest_truth(truth, s.center) {
         if dist < s.length * 0.5 {
             let a = t.angle_deg.to_radians();
             s.center = t.center_px;
             // Counter-clockwise as viewed, image y down.
             s.dir = [a.cos(), -a.sin()];
+            // A stick lying on a face covers its full width (the finder may
+            // have fitted it slim, or as on its edge).
+            if t.face != sim::TruthFace::Ambiguous {
+                s.width = nominal.1;
+            }
         }
     }
+}
+
+/// One stick of a referred or wrong throw, for `eval --from-dump --verbose`:
+/// what held it (its doubts), its truth against its fit, the fitted width and
+/// band (in taught widths), and what each reader gave.
+fn stick_detail(
+    truth: &sim::ThrowTruth,
+    s: &vision::Measured,
+    r: &vision::StickReading,
+    p: &vision::classify::FaceProbs,
+) -> String {
+    let truth_face = lab::nearest_truth(truth, s.found.center).map(|(ts, _)| {
+        format!(
+            "{:?} up {:.2} at {:?} {:.0}°",
+            ts.face,
+            ts.up,
+            ts.center_px.map(|v| v.round()),
+            ts.angle_deg,
+        )
+    });
+    let round2 = |x: [f64; 3]| x.map(|v| (v * 100.0).round() / 100.0);
+    format!(
+        "stick at {:?} {:.0}°: {:?}, doubts {:?}; truth {}; shared {}, size {:.2}×{:.2}, band {:.2}, blob {:.2}; front {:.2} back {:.2} neither {:.2}, readers {:?}",
+        s.found.center.map(|v| v.round()),
+        r.angle_deg,
+        r.face,
+        r.doubts,
+        truth_face.unwrap_or_else(|| "none near".into()),
+        s.found.shared,
+        s.features[N_APPEAR],
+        s.features[N_APPEAR + 1],
+        s.features[vision::features::BAND_WIDTH],
+        s.found.blob_ratio,
+        p.front,
+        p.back,
+        p.neither,
+        p.readers.map(|r| r.map(round2)),
+    )
 }
 
 /// `eval --from-dump`: the same figures from stored looks, plus the per-stick
@@ -965,15 +1020,20 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     result_id(&v),
                     v.reasons
                 );
+                for (s, (r, p)) in t.sticks.iter().zip(v.sticks.iter().zip(&probs)) {
+                    println!("    {}", stick_detail(&t.truth, s, r, p));
+                }
             }
             look_probs.push(probs);
         }
         if a.verbose {
             println!(
-                "look {}: clear throws called right {}/{}",
+                "look {}: clear throws called right {}/{} (taught band: flat {:.2}, round {:.2})",
                 d.seed,
                 tally.clear_right - right_before,
-                tally.clear - clear_before
+                tally.clear - clear_before,
+                taught.front_mean[vision::features::BAND_WIDTH],
+                taught.back_mean[vision::features::BAND_WIDTH],
             );
         }
         if a.sweep {

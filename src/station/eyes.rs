@@ -88,7 +88,15 @@ pub fn run(
     live: watch::Sender<Option<Arc<[u8]>>>,
     stop: Arc<AtomicBool>,
 ) {
-    let mut tracker = Tracker::new(settle::Config::default());
+    let tracker_for = |setup: &VisionSetup| {
+        Tracker::new(
+            setup
+                .detector
+                .as_ref()
+                .map_or_else(settle::Config::default, Detector::settle_config),
+        )
+    };
+    let mut tracker = tracker_for(&setup);
     let mut empty_small = setup
         .detector
         .as_ref()
@@ -119,7 +127,7 @@ pub fn run(
                             .detector
                             .as_ref()
                             .and_then(|d| settle::small_grey(&d.empty).ok());
-                        tracker = Tracker::new(settle::Config::default());
+                        tracker = tracker_for(&setup);
                         prev = None;
                         let _ = seen.send(Seen::ProfileChanged {
                             message: answer.message.clone(),

@@ -96,19 +96,20 @@ pub fn measure(
     frame: &Mat,
     size_cm: (f64, f64),
 ) -> opencv::Result<Vec<Measured>> {
-    measure_placed(cal, reference, empty, frame, size_cm, &|_| {})
+    measure_placed(cal, reference, empty, frame, size_cm, &|_, _| {})
 }
 
 /// [`measure`], with each found stick's placement (full-frame pixels) passed
 /// through `place` before it is measured: `eval --true-placement` moves it to
-/// the true pose, to tell the finder's errors from the face reader's.
+/// the true pose, to tell the finder's errors from the face reader's. It is
+/// given the taught (length, width) in pixels where the stick was found.
 pub fn measure_placed(
     cal: &Calibration,
     reference: &Reference,
     empty: &Mat,
     frame: &Mat,
     size_cm: (f64, f64),
-    place: &dyn Fn(&mut Found),
+    place: &dyn Fn(&mut Found, (f64, f64)),
 ) -> opencv::Result<Vec<Measured>> {
     let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
     let sc = work_scale(frame.cols());
@@ -136,7 +137,7 @@ pub fn measure_placed(
     if sc < 1.0 {
         refit_split(frame, empty, &mut found, &size_at)?;
     }
-    found.iter_mut().for_each(place);
+    found.iter_mut().for_each(|s| place(s, size_at(s.center)));
     found
         .iter()
         .enumerate()
@@ -232,6 +233,21 @@ impl Detector {
         })
     }
 
+    /// The settle tracker's bars for this station's sticks
+    /// ([`settle::Config::for_stick`]): a taught stick's share of the frame
+    /// at the mat's centre.
+    pub fn settle_config(&self) -> settle::Config {
+        let centre = self.calibration.map.to_px([0.0, 0.0]);
+        let (l, w) = nominal_px(
+            &self.calibration,
+            self.taught.length_cm,
+            self.taught.width_cm,
+            centre,
+        );
+        let frame = f64::from(self.empty.cols()) * f64::from(self.empty.rows());
+        settle::Config::for_stick(l * w / frame.max(1.0))
+    }
+
     /// Judge one still frame.
     pub fn detect(&self, frame: &Mat) -> opencv::Result<Verdict> {
         let (m, probs) = self.read(frame)?;
@@ -240,14 +256,14 @@ impl Detector {
 
     /// Find the sticks of one still frame and measure them at the taught size.
     pub fn measure(&self, frame: &Mat) -> opencv::Result<Vec<Measured>> {
-        self.measure_placed(frame, &|_| {})
+        self.measure_placed(frame, &|_, _| {})
     }
 
     /// [`Detector::measure`] with each stick's placement passed through `place`.
     pub fn measure_placed(
         &self,
         frame: &Mat,
-        place: &dyn Fn(&mut Found),
+        place: &dyn Fn(&mut Found, (f64, f64)),
     ) -> opencv::Result<Vec<Measured>> {
         measure_placed(
             &self.calibration,

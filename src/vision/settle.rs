@@ -59,6 +59,35 @@ impl Default for Config {
     }
 }
 
+/// Presence, in taught sticks, above which something is on the mat and
+/// under which it is empty, and motion, in taught sticks, under which a
+/// frame is still (`Config::for_stick`).
+const PRESENT_STICKS: f64 = 0.45;
+const ABSENT_STICKS: f64 = 0.15;
+const STILL_STICKS: f64 = 0.28;
+
+impl Config {
+    /// The bars for a station whose taught stick covers `stick_share` of the
+    /// frame: something is on the mat once about half a stick shows, the mat
+    /// is empty under a sixth of one, and a frame is still when what changed
+    /// since the last is under 0.28 of one (never more than the fixed bar).
+    /// The fixed bars (`default`) are those of a stick of about 0.18 % of the
+    /// frame (28 × 6.5 cm at 3 pixels a centimetre). Four sticks of 14.7 ×
+    /// 2.6 cm at 2.4 (look 1003800) cover 0.11 % together, about the fixed
+    /// bar for one; and small sticks still rolling slowly change fewer
+    /// pixels than the fixed motion bar (look 1003811, 16.9 × 2.9 cm, was
+    /// judged while its sticks moved once presence was measured right).
+    pub fn for_stick(stick_share: f64) -> Config {
+        let fixed = Config::default();
+        Config {
+            present: PRESENT_STICKS * stick_share,
+            absent: ABSENT_STICKS * stick_share,
+            still_motion: (STILL_STICKS * stick_share).min(fixed.still_motion),
+            ..fixed
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Tracker {
     pub cfg: Config,
@@ -125,26 +154,35 @@ impl Tracker {
     }
 }
 
-/// A frame reduced for the tracker: at most 320 pixels wide, so sensor noise
-/// averages out while a stick moving a centimetre still shows.
+/// A frame reduced for the tracker.
 pub struct Small {
-    /// Smoothed grey, for motion.
+    /// Smoothed grey at most 320 pixels wide, for motion: sensor noise
+    /// averages out while a stick moving a centimetre still shows.
     pub grey: Mat,
-    /// Colour, for presence (what differs from the empty mat, as the stick
-    /// finder sees it: colour changes count, shadows do not).
+    /// Colour at most 640 pixels wide, for presence (what differs from the
+    /// empty mat, as the stick finder sees it: colour changes count, shadows
+    /// do not). That is the finder's own scale for a 1280-wide frame: at 320
+    /// wide a stick 2.6 cm wide at 2.4 pixels a centimetre is a pixel and a
+    /// half, and the mask's opening wipes it out.
     pub bgr: Mat,
 }
 
 /// Reduce a BGR frame for the tracker.
 pub fn small_grey(frame: &Mat) -> opencv::Result<Small> {
-    let f = (320.0 / frame.cols().max(1) as f64).min(1.0);
-    let mut bgr = Mat::default();
-    imgproc::resize(frame, &mut bgr, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
+    let shrunk = |width: f64| -> opencv::Result<Mat> {
+        let f = (width / frame.cols().max(1) as f64).min(1.0);
+        let mut m = Mat::default();
+        imgproc::resize(frame, &mut m, Size::new(0, 0), f, f, imgproc::INTER_AREA)?;
+        Ok(m)
+    };
     let mut g = Mat::default();
-    imgproc::cvt_color_def(&bgr, &mut g, imgproc::COLOR_BGR2GRAY)?;
+    imgproc::cvt_color_def(&shrunk(320.0)?, &mut g, imgproc::COLOR_BGR2GRAY)?;
     let mut grey = Mat::default();
     imgproc::blur_def(&g, &mut grey, Size::new(5, 5))?;
-    Ok(Small { grey, bgr })
+    Ok(Small {
+        grey,
+        bgr: shrunk(640.0)?,
+    })
 }
 
 fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
@@ -189,6 +227,24 @@ mod tests {
             motion,
             presence,
         }
+    }
+
+    #[test]
+    fn the_bars_follow_the_taught_stick_and_motion_never_gets_laxer() {
+        // A stick of 0.18 % of the frame: about the fixed bars.
+        let mid = Config::for_stick(0.0018);
+        let fixed = Config::default();
+        assert!((mid.present / fixed.present - 1.0).abs() < 0.05, "{mid:?}");
+        assert!((mid.absent / fixed.absent - 1.0).abs() < 0.15, "{mid:?}");
+        assert!(mid.still_motion <= fixed.still_motion);
+        // Thin sticks (look 1003800): four of them at rest, 0.11 % of the
+        // frame, are on the mat; half of one is not enough to be empty.
+        let thin = Config::for_stick(0.00024);
+        assert!(0.0011 > thin.present && 0.00012 > thin.absent, "{thin:?}");
+        assert!(thin.still_motion < 0.0001, "{thin:?}");
+        // Big sticks never get a laxer still bar than the fixed one.
+        assert_eq!(Config::for_stick(0.01).still_motion, fixed.still_motion);
+        assert_eq!(thin.settle_ms, fixed.settle_ms);
     }
 
     #[test]

@@ -216,6 +216,14 @@ const EDGE_BAND_FAINT: f32 = 0.7;
 /// band of 0.72, read flat at 0.944. Either is called only with the readers
 /// at `EDGE_CALL` and "neither" under `EDGE_NEITHER`.
 const THINNEST_BAND: f32 = 0.501;
+/// The thinnest band says a stick may stand on its edge only where the
+/// taught face it is read as shows a wider band. At a station whose taught
+/// round faces show the thinnest band themselves (their mean within this of
+/// it), every round face split out of a blob shows it too, and each needed
+/// `EDGE_CALL` for nothing the band could tell: look 1003671 (sticks of
+/// 21 × 5.8 cm at 2.4 pixels a centimetre, taught round faces at 0.50)
+/// referred round faces of crossings read at 0.94 and 0.97 (ADR 0045).
+const THIN_TAUGHT: f32 = 0.06;
 const SLIM_WIDTH: f64 = 0.9;
 const EDGE_CALL: f64 = 0.97;
 const EDGE_NEITHER: f64 = 0.05;
@@ -300,11 +308,21 @@ pub fn judge(
 /// `width`: as fitted, `band`: as it shows in its own patch (`faint`:
 /// measured out to its faint edges), both in taught widths; `best`,
 /// `neither`: the readers' probabilities.
-fn shows_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> bool {
+///
+/// The thinnest band counts only where the taught face the readers see
+/// shows a wider one (`thin_taught` false, see [`THIN_TAUGHT`]).
+fn shows_narrow(
+    width: f64,
+    band: f32,
+    faint: bool,
+    best: f64,
+    neither: f64,
+    thin_taught: bool,
+) -> bool {
     let edge_band = if faint { EDGE_BAND_FAINT } else { EDGE_BAND };
+    let thinnest = band <= THINNEST_BAND && !thin_taught;
     width < EDGE_WIDTH && band < edge_band
-        || (band <= THINNEST_BAND || width < SLIM_WIDTH)
-            && (best < EDGE_CALL || neither >= EDGE_NEITHER)
+        || (thinnest || width < SLIM_WIDTH) && (best < EDGE_CALL || neither >= EDGE_NEITHER)
 }
 
 /// Whether a lone stick's face is read under `FACE_CALL` (see
@@ -495,7 +513,14 @@ pub fn judge_with(
         } else {
             s.features[BAND_WIDTH]
         };
-        let narrow = s.found.shared && shows_narrow(width, band, faint, best, p.neither);
+        let taught_band = if p.front > p.back {
+            taught.front_mean[BAND_WIDTH]
+        } else {
+            taught.back_mean[BAND_WIDTH]
+        };
+        let thin_taught = taught_band <= THINNEST_BAND + THIN_TAUGHT;
+        let narrow =
+            s.found.shared && shows_narrow(width, band, faint, best, p.neither, thin_taught);
         // Mostly under another: what shows is not its own face. Or centred
         // where another is, at a shallow angle: the split of its blob is in
         // doubt (two sticks side by side were fitted as a narrow X on their
@@ -723,20 +748,20 @@ mod tests {
         let (sure, neither) = (0.99, 0.01);
         // Fitted at 0.55 of the taught width with a band of 0.65: on its
         // edge or leaning, however sure the readers are.
-        assert!(shows_narrow(0.55, 0.65, true, sure, neither));
-        assert!(shows_narrow(0.55, 0.75, false, sure, neither));
+        assert!(shows_narrow(0.55, 0.65, true, sure, neither, false));
+        assert!(shows_narrow(0.55, 0.75, false, sure, neither, false));
         // A touching stick's band is measured out to its faint edges: 0.75
         // of the width there may be a face lying flat, read when the readers
         // are all but certain (fitted slim).
-        assert!(!shows_narrow(0.55, 0.75, true, sure, neither));
+        assert!(!shows_narrow(0.55, 0.75, true, sure, neither, false));
         // The stick on its edge of look 1003600, in a blob of three: fitted
         // at 0.55, a faint band of 0.72, read flat at 0.944 (a silent 윷 for
         // 걸 with this bar dropped).
-        assert!(shows_narrow(0.55, 0.72, true, 0.944, 0.016));
-        assert!(shows_narrow(0.85, 0.95, true, sure, 0.06));
+        assert!(shows_narrow(0.55, 0.72, true, 0.944, 0.016, false));
+        assert!(shows_narrow(0.85, 0.95, true, sure, 0.06, false));
         // Fitted at full width, a band of 0.6 is read like any stick.
-        assert!(!shows_narrow(1.0, 0.6, false, 0.9, 0.1));
-        assert!(!shows_narrow(1.0, 0.95, true, 0.9, 0.0));
+        assert!(!shows_narrow(1.0, 0.6, false, 0.9, 0.1, false));
+        assert!(!shows_narrow(1.0, 0.95, true, 0.9, 0.0, false));
     }
 
     #[test]
@@ -776,9 +801,29 @@ mod tests {
     #[test]
     fn a_split_stick_showing_the_thinnest_band_is_read_only_when_the_readers_are_all_but_certain() {
         let (sure, neither) = (0.99, 0.01);
-        assert!(!shows_narrow(1.0, THINNEST_BAND, false, sure, neither));
-        assert!(shows_narrow(1.0, THINNEST_BAND, false, 0.95, neither));
-        assert!(shows_narrow(1.0, THINNEST_BAND, true, sure, 0.06));
+        assert!(!shows_narrow(
+            1.0,
+            THINNEST_BAND,
+            false,
+            sure,
+            neither,
+            false
+        ));
+        assert!(shows_narrow(
+            1.0,
+            THINNEST_BAND,
+            false,
+            0.95,
+            neither,
+            false
+        ));
+        assert!(shows_narrow(1.0, THINNEST_BAND, true, sure, 0.06, false));
+        // Look 1003671, whose taught round faces show the thinnest band
+        // themselves: a round face of a crossing, fitted at full width and
+        // read at 0.94, is read; fitted slim, it is held all the same.
+        assert!(!shows_narrow(1.0, THINNEST_BAND, false, 0.94, 0.03, true));
+        assert!(shows_narrow(0.85, THINNEST_BAND, false, 0.94, 0.03, true));
+        assert!(shows_narrow(0.55, THINNEST_BAND, false, 0.99, 0.01, true));
     }
 
     fn stick(center: [f64; 2], angle_deg: f64, shared: bool, blob_ratio: f64) -> Found {
