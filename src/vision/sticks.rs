@@ -747,8 +747,8 @@ fn lay_side_by_side(
     }
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
     let fg = blob.data_bytes()?.to_vec();
-    // The pair's pixels: foreground within a width of either fitted stick
-    // (the crop may hold the ends of other blobs).
+    // The pair's pixels: foreground within half a width of either fitted
+    // stick's sides (the crop may hold the ends of other blobs).
     let near = |q: [f64; 2], r: &Placed| in_rect(q, r.0, r.1, l / 2.0 + 2.0, r.2 / 2.0 + wd / 2.0);
     let mut pts = Vec::new();
     for y in 0..bh {
@@ -833,7 +833,7 @@ fn lay_side_by_side(
 /// their blob than the cross they were fitted as (see `lay_side_by_side`).
 /// On 8 held-out looks (1003670–74, 1003700–03) the pairs laid side by side
 /// that truly lay so gained 0.39 to 0.52 of a stick's area (four touching,
-/// one leaning), and true crossings, 48° to 58° apart, at most 0.21: laid
+/// one leaning), and true crossings (fitted 35° to 57° apart) at most 0.21: laid
 /// side by side at a bar of 0.03, a round face under a flat one was read
 /// flat (a silent 걸 for 개 on look 1003702, throw 39; ADR 0045).
 const SIDE_BY_SIDE_GAIN: f64 = 0.3;
