@@ -258,7 +258,7 @@ fn each_hard_case_is_called_right_or_referred() {
 #[test]
 fn tracker_calls_each_throw_once_and_never_while_moving() {
     let look = Look::random(HELD_OUT_LOOK_BASE + 77, 320, 200);
-    let empty_small = settle::small_grey(&empty_of(&look)).unwrap();
+    let empty_mat = settle::empty_mat(&empty_of(&look)).unwrap();
     for (still, expect_calls, expect_warnings) in [(10usize, 2usize, 0usize), (1, 0, 2)] {
         let seq = sim::throw_sequence(&look, 9, 2, 30, still);
         let mut tr = Tracker::new(settle::Config::default());
@@ -267,7 +267,7 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
         for f in &seq.frames {
             let img = sim::render(&look, &f.scene).to_bgr_mat().unwrap();
             let small = settle::small_grey(&img).unwrap();
-            let stats = settle::frame_stats(f.t_ms, &small, prev.as_ref(), &empty_small).unwrap();
+            let stats = settle::frame_stats(f.t_ms, &small, prev.as_ref(), &empty_mat).unwrap();
             prev = Some(small);
             match tr.update(stats) {
                 Some(Event::Judge { first_still_ms }) => {
@@ -586,7 +586,7 @@ fn the_tracker_calls_a_throw_of_thin_sticks() {
     use yutstation::station::sim_camera::simulated_station;
     let look = Look::random(1_003_800, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
-    let empty_small = settle::small_grey(&d.empty).unwrap();
+    let empty_mat = settle::empty_mat(&d.empty).unwrap();
     let seq = sim::throw_sequence(&look, 1_003_800, 1, 30, 12);
     let mut tr = Tracker::new(d.settle_config());
     let mut prev: Option<settle::Small> = None;
@@ -594,7 +594,7 @@ fn the_tracker_calls_a_throw_of_thin_sticks() {
     for f in &seq.frames {
         let img = sim::render(&look, &f.scene).to_bgr_mat().unwrap();
         let small = settle::small_grey(&img).unwrap();
-        let stats = settle::frame_stats(f.t_ms, &small, prev.as_ref(), &empty_small).unwrap();
+        let stats = settle::frame_stats(f.t_ms, &small, prev.as_ref(), &empty_mat).unwrap();
         prev = Some(small);
         if let Some(e) = tr.update(stats) {
             if let Event::Judge { .. } = e {

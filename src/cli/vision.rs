@@ -502,7 +502,7 @@ fn run_watch(a: WatchArgs) -> Result<()> {
     // a camera runs on the wall clock.
     let mut source = yutstation::capture::open(&a.source, a.fps, Clock::virtual_now())
         .map_err(|e| InputError(e.to_string()))?;
-    let empty_small = settle::small_grey(&det.empty)?;
+    let empty_mat = settle::empty_mat(&det.empty)?;
     let mut tracker = Tracker::new(det.settle_config());
     let mut prev: Option<settle::Small> = None;
     let mut t0 = None;
@@ -513,7 +513,7 @@ fn run_watch(a: WatchArgs) -> Result<()> {
         let name = format!("{} #{index}", source.describe());
         index += 1;
         let small = settle::small_grey(&img)?;
-        let stats = settle::frame_stats(t_ms, &small, prev.as_ref(), &empty_small)?;
+        let stats = settle::frame_stats(t_ms, &small, prev.as_ref(), &empty_mat)?;
         prev = Some(small);
         if a.verbose {
             eprintln!(
@@ -816,14 +816,14 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         }
         if stations <= a.sequences {
             let seq = sim::throw_sequence(&st.look, seed, 2, 30, 12);
-            let empty_small = settle::small_grey(&st.det.empty)?;
+            let empty_mat = settle::empty_mat(&st.det.empty)?;
             let mut tracker = Tracker::new(st.det.settle_config());
             let mut prev: Option<settle::Small> = None;
             watch_calls.1 += seq.throws.len();
             for fr in &seq.frames {
                 let img = to_mat(&sim::render(&st.look, &fr.scene))?;
                 let small = settle::small_grey(&img)?;
-                let stats = settle::frame_stats(fr.t_ms, &small, prev.as_ref(), &empty_small)?;
+                let stats = settle::frame_stats(fr.t_ms, &small, prev.as_ref(), &empty_mat)?;
                 prev = Some(small);
                 if let Some(Event::Judge { .. }) = tracker.update(stats) {
                     let t = Instant::now();

@@ -97,10 +97,10 @@ pub fn run(
         )
     };
     let mut tracker = tracker_for(&setup);
-    let mut empty_small = setup
+    let mut empty_mat = setup
         .detector
         .as_ref()
-        .and_then(|d| settle::small_grey(&d.empty).ok());
+        .and_then(|d| settle::empty_mat(&d.empty).ok());
     let mut prev: Option<settle::Small> = None;
     let mut last_live: Option<Millis> = None;
     let mut last_verdict: Option<Verdict> = None;
@@ -123,10 +123,10 @@ pub fn run(
                 Ask::Calibrate { step, mat, reply } => {
                     let answer = calibrate_step(&mut setup, &mut cal, newest.as_ref(), step, mat);
                     if answer.ok && step == CalibrateStep::Save {
-                        empty_small = setup
+                        empty_mat = setup
                             .detector
                             .as_ref()
-                            .and_then(|d| settle::small_grey(&d.empty).ok());
+                            .and_then(|d| settle::empty_mat(&d.empty).ok());
                         tracker = tracker_for(&setup);
                         prev = None;
                         let _ = seen.send(Seen::ProfileChanged {
@@ -154,10 +154,10 @@ pub fn run(
             }
         };
         let t = frame.at_ms;
-        if let (Some(det), Some(empty_small)) = (&setup.detector, &empty_small) {
+        if let (Some(det), Some(empty_mat)) = (&setup.detector, &empty_mat) {
             let judged = (|| -> opencv::Result<Option<Seen>> {
                 let small = settle::small_grey(&frame.image)?;
-                let stats = settle::frame_stats(t, &small, prev.as_ref(), empty_small)?;
+                let stats = settle::frame_stats(t, &small, prev.as_ref(), empty_mat)?;
                 prev = Some(small);
                 Ok(match tracker.update(stats) {
                     Some(Event::ThrowStarted) => {

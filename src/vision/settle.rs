@@ -195,19 +195,32 @@ fn changed(a: &Mat, b: &Mat, thr: i32) -> opencv::Result<f64> {
     Ok(n as f64 / x.len().max(1) as f64)
 }
 
+/// The empty mat as the tracker compares each frame with it: the finder's
+/// reference (Lab picture and lightness bars) at the scale of `Small::bgr`,
+/// made once per profile, not once per frame.
+pub struct EmptyMat {
+    reference: super::sticks::Reference,
+}
+
+/// Prepare the empty mat's picture for [`frame_stats`].
+pub fn empty_mat(empty: &Mat) -> opencv::Result<EmptyMat> {
+    Ok(EmptyMat {
+        reference: super::sticks::Reference::new(&small_grey(empty)?.bgr)?,
+    })
+}
+
 /// Motion against the previous small frame and presence against the empty mat.
 pub fn frame_stats(
     t_ms: u64,
     small: &Small,
     prev: Option<&Small>,
-    empty: &Small,
+    empty: &EmptyMat,
 ) -> opencv::Result<FrameStats> {
     let motion = match prev {
         Some(p) => changed(&small.grey, &p.grey, 4)?,
         None => 1.0,
     };
-    let reference = super::sticks::Reference::new(&empty.bgr)?;
-    let fg = super::sticks::foreground(&super::sticks::to_lab(&small.bgr)?, &reference)?;
+    let fg = super::sticks::foreground(&super::sticks::to_lab(&small.bgr)?, &empty.reference)?;
     let presence =
         opencv::core::count_non_zero(&fg)? as f64 / (fg.rows() * fg.cols()).max(1) as f64;
     Ok(FrameStats {
