@@ -10,6 +10,7 @@ use opencv::core::{Mat, Vector};
 use opencv::imgcodecs;
 use opencv::prelude::*;
 use serde::Serialize;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yutstation::capture::Clock;
@@ -165,6 +166,10 @@ pub struct EvalArgs {
     /// (as `--sweep` prints them).
     #[arg(long, value_parser = parse_bars)]
     bars: Option<vision::Thresholds>,
+    /// With `--from-dump`: also write one CSV row per found stick (its truth,
+    /// fit, readers and doubts) to this file, for analysis.
+    #[arg(long)]
+    csv: Option<PathBuf>,
 }
 
 fn parse_bars(s: &str) -> Result<vision::Thresholds, String> {
@@ -945,6 +950,16 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let mut doubts = DoubtTally::default();
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
+    let mut csv = match &a.csv {
+        Some(p) => {
+            let mut w = std::io::BufWriter::new(
+                std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
+            );
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,face,doubts")?;
+            Some(w)
+        }
+        None => None,
+    };
     for f in &files {
         let d = lab::LookDump::read(f)?;
         let Ok(taught) = d.teach.learn() else {
@@ -970,6 +985,40 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                 &probs,
                 &a.bars.unwrap_or_default(),
             );
+            if let Some(w) = csv.as_mut() {
+                for (i, ((s, r), p)) in t.sticks.iter().zip(&v.sticks).zip(&probs).enumerate() {
+                    let near = lab::nearest_truth(&t.truth, s.found.center);
+                    let rd = p.readers.unwrap_or([[f64::NAN; 3]; 2]);
+                    writeln!(
+                        w,
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{}",
+                        d.seed,
+                        t.truth.case,
+                        t.truth.ambiguous,
+                        t.truth.result,
+                        result_id(&v),
+                        lab::label(&t.truth, s).map_or(-1, |l| l),
+                        near.map_or(f64::NAN, |n| n.0.up),
+                        near.map_or(f64::NAN, |n| n.1),
+                        s.found.shared,
+                        s.found.blob_ratio,
+                        s.features[N_APPEAR],
+                        s.features[N_APPEAR + 1],
+                        s.features[vision::features::BAND_WIDTH],
+                        p.front,
+                        p.back,
+                        p.neither,
+                        rd[0][0],
+                        rd[0][1],
+                        rd[0][2],
+                        rd[1][0],
+                        rd[1][1],
+                        rd[1][2],
+                        r.face,
+                        r.doubts.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("|"),
+                    )?;
+                }
+            }
             for ((s, r), p) in t.sticks.iter().zip(&v.sticks).zip(&probs) {
                 if let Some(l) = lab::label(&t.truth, s) {
                     if let Some((ts, _)) = lab::nearest_truth(&t.truth, s.found.center) {
@@ -1043,6 +1092,9 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                 probs: look_probs,
             });
         }
+    }
+    if let Some(mut w) = csv {
+        w.flush()?;
     }
     tally.print(&format!("stored: {} looks", files.len()));
     for (name, row) in ["front", "back", "neither"].iter().zip(sticks_read) {
