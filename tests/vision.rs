@@ -451,7 +451,7 @@ fn a_station_without_its_model_calls_nothing_itself() {
         d.calibration.clone(),
         d.taught.clone(),
         d.empty.clone(),
-        Classifier::Taught,
+        Classifier::taught_rule(),
     )
     .unwrap();
     let mut called_by_model = 0;
@@ -472,9 +472,12 @@ fn a_station_without_its_model_calls_nothing_itself() {
 }
 
 /// The two silent errors round 11 found on fresh held-out looks (ADR 0042),
-/// each rendered and judged as `eval` did: both must go to the referee.
+/// each rendered and judged as `eval` did: neither may be called wrong. The
+/// first must go to the referee (a stick on its edge); the second is a clear
+/// throw, which the stick reader reads right (ADR 0047): referred, or called
+/// what it is.
 #[test]
-fn the_silent_errors_of_round_ten_are_referred() {
+fn the_silent_errors_of_round_ten_are_not_called_wrong() {
     use yutstation::station::sim_camera::simulated_station;
     // Look 1003600, throw 48: a stick on its edge in a blob of three, fitted
     // at 0.55 of the width (the slim bar); truth 걸, called 윷.
@@ -489,7 +492,15 @@ fn the_silent_errors_of_round_ten_are_referred() {
         let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
         assert_eq!(truth.case, case);
         let v = judge_scene(&d, &look, &scene);
-        assert_eq!(v.result, None, "look {seed} throw {k}: {v:?}");
+        if truth.ambiguous {
+            assert_eq!(v.result, None, "look {seed} throw {k}: {v:?}");
+        } else {
+            assert!(
+                v.result.is_none() || v.result == Some(truth.result),
+                "look {seed} throw {k}, truth {:?}: {v:?}",
+                truth.result
+            );
+        }
     }
 }
 

@@ -83,6 +83,28 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
     // A forest alone: the old net must not be read with a new forest.
     let alone = train(&["--net-hidden", "0"]);
     assert!(!net.exists(), "{alone}");
+
+    // The stick reader's inputs for its trainer, one row per found stick.
+    let export = dir.path().join("reader-inputs");
+    let exported = yutstation(&[
+        "train",
+        "--from-dump",
+        d,
+        "--export-reader",
+        export.to_str().unwrap(),
+    ]);
+    assert!(exported.contains("from 1 looks"), "{exported}");
+    for f in [
+        "stick_planes.npy",
+        "stick_geo.npy",
+        "stick_label.npy",
+        "stick_look.npy",
+        "stick_meta.npy",
+        "look_taught.npy",
+        "look_seed.npy",
+    ] {
+        assert!(export.join(f).exists(), "{f}: {exported}");
+    }
 }
 
 /// A station set up and run from a folder of its own (not the repository
@@ -130,6 +152,14 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
         ],
     );
     assert!(!taught.contains("no appearance model"), "{taught}");
+    // The taught sticks are kept beside the profile as a picture, for the
+    // stick reader.
+    assert!(here.join("p.taught.png").exists());
+    let profile = std::fs::read_to_string(here.join("p.toml")).unwrap();
+    assert!(
+        profile.contains("taught_image = \"p.taught.png\""),
+        "{profile}"
+    );
     let throws: Vec<String> = (1..=3).map(|k| format!("look/throws/{k:04}.png")).collect();
     let mut args = vec!["detect", "--profile", "p.toml", "--json"];
     args.extend(throws.iter().map(String::as_str));
@@ -152,6 +182,29 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
         "the same model must read"
     );
     assert_eq!(results(&elsewhere).len(), 3);
+
+    // A profile taught before the stick reader still reads, without it.
+    std::fs::write(
+        here.join("old.toml"),
+        profile.replace("taught_image = \"p.taught.png\"\n", ""),
+    )
+    .unwrap();
+    let old = run_in(here, &["detect", "--profile", "old.toml", &throws[0]]);
+    assert!(old.status.success());
+    let note = String::from_utf8_lossy(&old.stderr);
+    assert!(note.contains("teach the sticks again"), "{note}");
+    // A damaged taught picture: one line that says what to do.
+    let picture = std::fs::read(here.join("p.taught.png")).unwrap();
+    std::fs::write(here.join("p.taught.png"), b"not a picture").unwrap();
+    let damaged = run_in(here, &["detect", "--profile", "p.toml", &throws[0]]);
+    assert_eq!(damaged.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&damaged.stderr);
+    assert!(
+        err.contains("p.taught.png") && err.contains("teach the sticks again"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    std::fs::write(here.join("p.taught.png"), picture).unwrap();
 
     args.pop();
     args.push("no-such-model.yml");

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use yutstation::sim::{self, ThrowTruth, TruthFace, TruthPlacement};
 use yutstation::vision::calibrate::Calibration;
 use yutstation::vision::classify::{CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
+use yutstation::vision::sticks::Found;
 use yutstation::vision::{refresh_all, Measured, TeachSet};
 
 /// One generated station and its throws, as measured.
@@ -102,7 +103,7 @@ pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// is this one (within 0.3 of a stick length), `None` for a stick off the mat
 /// or a found blob that is no stick.
 pub fn label(truth: &ThrowTruth, s: &Measured) -> Option<i32> {
-    let (ts, dist) = nearest_truth(truth, s.found.center)?;
+    let (ts, dist) = nearest_truth(truth, &s.found)?;
     if dist > s.found.length * 0.3 || ts.placement == TruthPlacement::OffMat {
         return None;
     }
@@ -113,13 +114,131 @@ pub fn label(truth: &ThrowTruth, s: &Measured) -> Option<i32> {
     })
 }
 
-/// The true stick nearest an image point, and its distance (pixels).
-pub fn nearest_truth(truth: &ThrowTruth, at: [f64; 2]) -> Option<(&sim::StickTruth, f64)> {
+/// The true stick a found one is: the nearest by centre, where a stick lying
+/// at another angle counts as farther by up to half a stick length (two
+/// sticks that cross can have nearly the same centre, and by centre alone a
+/// found stick took the face of the one across it). Also its distance from
+/// the centre (pixels).
+pub fn nearest_truth<'a>(truth: &'a ThrowTruth, s: &Found) -> Option<(&'a sim::StickTruth, f64)> {
+    let cost = |t: &sim::StickTruth| {
+        let d = (t.center_px[0] - s.center[0]).hypot(t.center_px[1] - s.center[1]);
+        let turn = (t.angle_deg - s.angle_deg()).to_radians().sin().abs();
+        (d + 0.5 * s.length * turn, d)
+    };
     truth
         .sticks
         .iter()
-        .map(|t| (t, (t.center_px[0] - at[0]).hypot(t.center_px[1] - at[1])))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|t| (t, cost(t)))
+        .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+        .map(|(t, (_, d))| (t, d))
+}
+
+/// `train --from-dump DUMPS --export-reader DIR`: the stick reader's inputs
+/// (`vision::reader`) for every found stick of the stored looks, as NumPy
+/// files for the trainer (`tools/train_reader.py`). The taught faces' planes
+/// are the same for every stick of a look, so they are stored once per look
+/// (`look_taught.npy`) and each stick names its look (`stick_look.npy`); the
+/// trainer sets them beside the stick's own planes (`stick_planes.npy`: the
+/// stick against the mat, its mask, other sticks) in the order the station
+/// does. `stick_meta.npy` holds (look seed, throw, stick, throw ambiguous,
+/// n·ẑ of the true stick, shared, the true stick is the marked one).
+pub fn export_reader(files: &[PathBuf], out: &Path) -> Result<()> {
+    use yutstation::vision::features::PL;
+    use yutstation::vision::features::PW;
+    use yutstation::vision::reader::{self, TaughtLooks, N_GEO, PLANE};
+    use yutstation::vision::sticks::others_than;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let (mut planes, mut geo, mut label, mut look, mut meta) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut taught_planes, mut seeds) = (Vec::new(), Vec::new());
+    let mut n = 0usize;
+    for f in files {
+        let d = LookDump::read(f)?;
+        if d.teach.learn().is_err() {
+            continue;
+        }
+        let taught = TaughtLooks::from_teach(&d.teach.front, &d.teach.back);
+        let li = seeds.len() as i64;
+        seeds.push(d.seed as i64);
+        taught_planes.extend_from_slice(&taught.front);
+        taught_planes.extend_from_slice(&taught.back);
+        for (k, t) in d.throws.iter().enumerate() {
+            let found: Vec<_> = t.sticks.iter().map(|s| s.found).collect();
+            for (i, s) in t.sticks.iter().enumerate() {
+                let mut x = Vec::new();
+                reader::input(
+                    &s.patch,
+                    &s.found,
+                    s.nominal,
+                    &others_than(&found, i),
+                    &taught,
+                    &mut x,
+                );
+                // The stick's own planes: against the mat (3), mask, others.
+                planes.extend_from_slice(&x[..3 * PLANE]);
+                planes.extend_from_slice(&x[9 * PLANE..]);
+                geo.extend(reader::geo(&s.found, s.nominal));
+                label.push(i64::from(self::label(&t.truth, s).unwrap_or(-1)));
+                look.push(li);
+                let near = nearest_truth(&t.truth, &s.found);
+                let up = near.map_or(f64::NAN, |(ts, _)| ts.up);
+                let marked = near.map_or(f64::NAN, |(ts, _)| f64::from(u8::from(ts.marked)));
+                meta.extend([
+                    d.seed as f64,
+                    k as f64,
+                    i as f64,
+                    f64::from(u8::from(t.truth.ambiguous)),
+                    up,
+                    f64::from(u8::from(s.found.shared)),
+                    marked,
+                ]);
+                n += 1;
+            }
+        }
+    }
+    let (pw, pl) = (PW as u64, PL as u64);
+    write_npy(
+        &out.join("stick_planes.npy"),
+        &[n as u64, 5, pw, pl],
+        &planes,
+    )?;
+    write_npy(&out.join("stick_geo.npy"), &[n as u64, N_GEO as u64], &geo)?;
+    write_npy(&out.join("stick_label.npy"), &[n as u64], &label)?;
+    write_npy(&out.join("stick_look.npy"), &[n as u64], &look)?;
+    write_npy(&out.join("stick_meta.npy"), &[n as u64, 7], &meta)?;
+    write_npy(
+        &out.join("look_taught.npy"),
+        &[seeds.len() as u64, 6, pw, pl],
+        &taught_planes,
+    )?;
+    write_npy(&out.join("look_seed.npy"), &[seeds.len() as u64], &seeds)?;
+    println!(
+        "exported the reader's inputs of {n} sticks from {} looks to {}",
+        seeds.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
+    path: &Path,
+    shape: &[u64],
+    data: &[T],
+) -> Result<()> {
+    use npyz::WriterBuilder;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(std::io::BufWriter::new(file))
+        .begin_nd()
+        .with_context(|| format!("writing {}", path.display()))?;
+    w.extend(data.iter().copied())
+        .with_context(|| format!("writing {}", path.display()))?;
+    w.finish()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -170,6 +170,11 @@ pub struct EvalArgs {
     /// fit, readers and doubts) to this file, for analysis.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// With `--from-dump`: read each stick's face probabilities from this CSV
+    /// (`look,throw,stick,front,back,neither`) instead of the model, to judge
+    /// another reader's output under the shipped verdict (experiments).
+    #[arg(long)]
+    probs: Option<PathBuf>,
 }
 
 fn parse_bars(s: &str) -> Result<vision::Thresholds, String> {
@@ -211,6 +216,10 @@ pub struct TrainArgs {
     validation: bool,
     #[arg(long, default_value_t = 24)]
     throws_per_look: usize,
+    /// Every throw a hard case (else every other one): more sticks on
+    /// their edge, leaning and sharing a blob, the readers' rarest.
+    #[arg(long)]
+    hard_cases: bool,
     #[arg(long, default_value_t = 1280)]
     width: u32,
     #[arg(long, default_value_t = 720)]
@@ -224,6 +233,10 @@ pub struct TrainArgs {
     /// Train from stored looks instead of rendering.
     #[arg(long, num_args = 1..)]
     from_dump: Vec<PathBuf>,
+    /// With `--from-dump`: write the stick reader's inputs for the trainer
+    /// (`tools/train_reader.py`) to this folder instead of training.
+    #[arg(long)]
+    export_reader: Option<PathBuf>,
     /// Trees in the forest (150: on the same looks, 60 trees hedged more and
     /// called 1.5 points fewer development throws at the same bars).
     #[arg(long, default_value_t = 150)]
@@ -410,8 +423,7 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         println!("note: {note}");
     }
     profile.sticks = Some(taught);
-    std::fs::write(&a.profile, profile.to_toml())
-        .with_context(|| format!("writing {}", a.profile.display()))?;
+    files::write_profile(&a.profile, &mut profile)?;
     Ok(())
 }
 
@@ -881,7 +893,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
 
 /// Move a found stick to the pose of the nearest true stick (`--true-placement`).
 fn place_at_truth(s: &mut vision::sticks::Found, nominal: (f64, f64), truth: &sim::ThrowTruth) {
-    if let Some((t, dist)) = lab::nearest_truth(truth, s.center) {
+    if let Some((t, dist)) = lab::nearest_truth(truth, s) {
         if dist < s.length * 0.5 {
             let a = t.angle_deg.to_radians();
             s.center = t.center_px;
@@ -905,7 +917,7 @@ fn stick_detail(
     r: &vision::StickReading,
     p: &vision::classify::FaceProbs,
 ) -> String {
-    let truth_face = lab::nearest_truth(truth, s.found.center).map(|(ts, _)| {
+    let truth_face = lab::nearest_truth(truth, &s.found).map(|(ts, _)| {
         format!(
             "{:?} up {:.2} at {:?} {:.0}°",
             ts.face,
@@ -916,7 +928,7 @@ fn stick_detail(
     });
     let round2 = |x: [f64; 3]| x.map(|v| (v * 100.0).round() / 100.0);
     format!(
-        "stick at {:?} {:.0}°: {:?}, doubts {:?}; truth {}; shared {}, size {:.2}×{:.2}, band {:.2}, blob {:.2}; front {:.2} back {:.2} neither {:.2}, readers {:?}",
+        "stick at {:?} {:.0}°: {:?}, doubts {:?}; truth {}; shared {}, size {:.2}×{:.2}, band {:.2}, blob {:.2}; front {:.2} back {:.2} neither {:.2}, readers {:?}, stick reader {:?}",
         s.found.center.map(|v| v.round()),
         r.angle_deg,
         r.face,
@@ -931,6 +943,7 @@ fn stick_detail(
         p.back,
         p.neither,
         p.readers.map(|r| r.map(round2)),
+        p.stick.map(round2),
     )
 }
 
@@ -950,12 +963,13 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let mut doubts = DoubtTally::default();
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
+    let given_probs = a.probs.as_ref().map(|p| read_probs(p)).transpose()?;
     let mut csv = match &a.csv {
         Some(p) => {
             let mut w = std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
             );
-            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,face,doubts")?;
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts")?;
             Some(w)
         }
         None => None,
@@ -970,14 +984,26 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         if vision::check_readable(&classifier, &taught, &d.teach).is_err() {
             continue;
         }
+        let looks = taught
+            .seen
+            .as_ref()
+            .map(vision::reader::TaughtSticks::looks);
         let mut look_probs = Vec::new();
         let (clear_before, right_before) = (tally.clear, tally.clear_right);
         for (k, t) in d.throws.iter().enumerate() {
-            let probs = t
-                .sticks
-                .iter()
-                .map(|s| classifier.probs(&taught, &s.features))
-                .collect::<opencv::Result<Vec<_>>>()?;
+            let mut probs = classifier.read(&taught, looks.as_ref(), &t.sticks)?;
+            if let Some(table) = &given_probs {
+                for (i, p) in probs.iter_mut().enumerate() {
+                    let key = (d.seed, k, i);
+                    let q = table.get(&key).with_context(|| {
+                        format!("--probs has no row for look {} throw {k} stick {i}", d.seed)
+                    })?;
+                    *p = classify::FaceProbs {
+                        mark: q.1,
+                        ..classify::FaceProbs::single(q.0)
+                    };
+                }
+            }
             let v = vision::judge_with(
                 &d.calibration,
                 &taught,
@@ -987,11 +1013,12 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             );
             if let Some(w) = csv.as_mut() {
                 for (i, ((s, r), p)) in t.sticks.iter().zip(&v.sticks).zip(&probs).enumerate() {
-                    let near = lab::nearest_truth(&t.truth, s.found.center);
+                    let near = lab::nearest_truth(&t.truth, &s.found);
                     let rd = p.readers.unwrap_or([[f64::NAN; 3]; 2]);
+                    let sr = p.stick.unwrap_or([f64::NAN; 3]);
                     writeln!(
                         w,
-                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{}",
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{}",
                         d.seed,
                         t.truth.case,
                         t.truth.ambiguous,
@@ -1014,6 +1041,9 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                         rd[1][0],
                         rd[1][1],
                         rd[1][2],
+                        sr[0],
+                        sr[1],
+                        sr[2],
                         r.face,
                         r.doubts.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("|"),
                     )?;
@@ -1021,7 +1051,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             }
             for ((s, r), p) in t.sticks.iter().zip(&v.sticks).zip(&probs) {
                 if let Some(l) = lab::label(&t.truth, s) {
-                    if let Some((ts, _)) = lab::nearest_truth(&t.truth, s.found.center) {
+                    if let Some((ts, _)) = lab::nearest_truth(&t.truth, &s.found) {
                         let (dx, dy) = (
                             ts.center_px[0] - s.found.center[0],
                             ts.center_px[1] - s.found.center[1],
@@ -1131,6 +1161,37 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         sweep(&judged);
     }
     Ok(())
+}
+
+/// Given readings (`eval --from-dump --probs`): each stick's (front, back,
+/// neither) and, where given, its mark, by (look seed, throw, stick).
+type GivenProbs = std::collections::HashMap<(u64, usize, usize), ([f64; 3], Option<f64>)>;
+
+/// `eval --from-dump --probs`: read the given readings' CSV.
+fn read_probs(path: &Path) -> Result<GivenProbs> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut table = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let v: Vec<&str> = line.split(',').collect();
+        let bad = || {
+            InputError(format!(
+                "{}:{}: expected look,throw,stick,front,back,neither[,mark]",
+                path.display(),
+                n + 1
+            ))
+        };
+        if v.len() != 6 && v.len() != 7 {
+            return Err(bad().into());
+        }
+        let num = |i: usize| v[i].trim().parse::<f64>().map_err(|_| bad());
+        let mark = if v.len() == 7 { Some(num(6)?) } else { None };
+        table.insert(
+            (num(0)? as u64, num(1)? as usize, num(2)? as usize),
+            ([num(3)?, num(4)?, num(5)?], mark),
+        );
+    }
+    Ok(table)
 }
 
 /// What each guard of the verdict costs and catches: of the sticks it kept
@@ -1424,6 +1485,13 @@ fn run_train(a: TrainArgs) -> Result<()> {
         }
     };
     let n_looks;
+    if let Some(dir) = &a.export_reader {
+        anyhow::ensure!(
+            !a.from_dump.is_empty(),
+            "--export-reader reads stored looks: give --from-dump"
+        );
+        return lab::export_reader(&lab::dump_files(&a.from_dump)?, dir);
+    }
     if !a.from_dump.is_empty() {
         let files = lab::dump_files(&a.from_dump)?;
         n_looks = files.len();
@@ -1461,7 +1529,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
             };
             let seed = a.seed.wrapping_mul(100_003).wrapping_add(index as u64) % HELD_OUT_LOOK_BASE;
             let look = Look::random(seed, a.width, a.height);
-            let (det, teach) = match simulated_station(&look, Classifier::Taught) {
+            let (det, teach) = match simulated_station(&look, Classifier::taught_rule()) {
                 Ok(s) => s,
                 Err(e) => {
                     say(&bar, format!("look {seed} skipped: {e:#}"));
@@ -1473,8 +1541,11 @@ fn run_train(a: TrainArgs) -> Result<()> {
             for k in 0..a.throws_per_look {
                 // Every other throw a chosen hard case, so the rare "neither"
                 // sticks (on edge, leaning) are well represented.
-                let case =
-                    (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()]);
+                let case = if a.hard_cases {
+                    Some(sim::HardCase::ALL[1 + k % (sim::HardCase::ALL.len() - 1)])
+                } else {
+                    (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()])
+                };
                 let (scene, truth) =
                     sim::throw_scene(&look, a.seed ^ (k as u64 * 104_729 + 7), case);
                 let img = to_mat(&sim::render(&look, &scene))?;
@@ -1536,10 +1607,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
     };
     if !va.is_empty() && !ti.is_empty() {
         let m = classify::train_forest(&ti, &tl, trees, depth)?;
-        let cls = match train_net(&tr)? {
-            Some(n) => Classifier::Ensemble(m, n),
-            None => Classifier::Forest(m),
-        };
+        let cls = Classifier::trained(m, train_net(&tr)?);
         validate(&cls, &va, &inputs, &net_inputs, &labels)?;
     }
     let m = classify::train_forest(&inputs, &labels, trees, depth)?;

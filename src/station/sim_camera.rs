@@ -59,7 +59,7 @@ pub fn simulated_station(
     // A station reading with a model refuses a stick set it cannot read, as
     // `teach` does; the stations that render training throws read with the
     // taught-faces rule and learn from every look.
-    if !matches!(classifier, Classifier::Taught) {
+    if !classifier.is_taught_rule() {
         vision::check_readable(&classifier, &taught, &set)
             .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
     }

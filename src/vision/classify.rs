@@ -8,6 +8,9 @@
 
 use super::features::{picture_turned, ACROSS, N_APPEAR, N_FEATURES, N_GEOM, N_PICTURE, PICTURE};
 use super::profile::{Taught, N_FIT};
+use super::reader::{self, Reader, TaughtLooks};
+use super::sticks::{others_than, Found};
+use super::Measured;
 use opencv::core::{Mat, Ptr, TermCriteria};
 use opencv::ml;
 use opencv::prelude::*;
@@ -31,6 +34,12 @@ pub struct FaceProbs {
     /// Each reader's own (front, back, neither), when two read: the forest's
     /// and the net's (`vision::verdict` asks whether both lean one way).
     pub readers: Option<[[f64; 3]; 2]>,
+    /// The stick reader's own (front, back, neither), when it read
+    /// ([`with_stick_reader`]).
+    pub stick: Option<[f64; 3]>,
+    /// The stick reader's certainty that this is the marked stick, its mark
+    /// in view (see `reader::StickRead::mark`).
+    pub mark: Option<f64>,
 }
 
 impl FaceProbs {
@@ -41,6 +50,8 @@ impl FaceProbs {
             back: p[1],
             neither: p[2],
             readers: None,
+            stick: None,
+            mark: None,
         }
     }
 }
@@ -94,6 +105,15 @@ pub fn combine(forest: [f64; 3], net: Option<[f64; 3]>) -> FaceProbs {
     }
 }
 
+/// The file of the stick reader that goes with a forest's file: beside it,
+/// `NAME-reader.onnx` for `NAME.yml`.
+pub fn reader_path(forest_path: &str) -> String {
+    match forest_path.strip_suffix(".yml") {
+        Some(stem) => format!("{stem}-reader.onnx"),
+        None => format!("{forest_path}-reader.onnx"),
+    }
+}
+
 /// The file of the picture net that goes with a forest's file: beside it,
 /// `NAME-net.yml` for `NAME.yml`.
 pub fn net_path(forest_path: &str) -> String {
@@ -103,7 +123,34 @@ pub fn net_path(forest_path: &str) -> String {
     }
 }
 
-pub enum Classifier {
+/// What a station reads faces with: the appearance models on the measured
+/// features and, when its file is there, the stick reader on the pixels
+/// (`vision::reader`).
+pub struct Classifier {
+    appearance: Appearance,
+    stick: Option<Reader>,
+}
+
+/// The stick reader's faces, with "neither" taken as the larger of its own
+/// and the appearance models' (the forest's and the net's, averaged): they
+/// miss different sticks on their edge. The stick reader alone read lone
+/// sticks standing on their edge as round faces at 0.9 and more, "neither"
+/// under 0.1 (one silent error in 700 development throws, one in 1,056
+/// validation throws), where the appearance models saw "neither"; with their
+/// say, none (ADR 0047).
+pub fn with_stick_reader(appearance: FaceProbs, stick: reader::StickRead) -> FaceProbs {
+    let f = stick.faces;
+    FaceProbs {
+        front: f[0],
+        back: f[1],
+        neither: f[2].max(appearance.neither),
+        readers: appearance.readers,
+        stick: Some(f),
+        mark: Some(stick.mark),
+    }
+}
+
+enum Appearance {
     Forest(Ptr<ml::RTrees>),
     /// The forest and the picture net, their probabilities averaged: two
     /// models that read different things must both be sure.
@@ -173,21 +220,97 @@ pub const TAUGHT_RULE_MAX: f64 = 0.75;
 const NET_SHARPNESS: f64 = 3.0;
 
 impl Classifier {
-    /// Load a forest, and the picture net beside it if there is one.
+    /// Load a forest, and the picture net and the stick reader beside it if
+    /// they are there.
     pub fn load(path: &str) -> opencv::Result<Classifier> {
         let m = ml::RTrees::load(path, "")?;
         if StatModelTraitConst::empty(&m)? || m.get_var_count()? != N_INPUT as i32 {
             return Err(wrong_model(path));
         }
         let net = net_path(path);
-        if !std::path::Path::new(&net).exists() {
-            return Ok(Classifier::Forest(m));
+        let appearance = if std::path::Path::new(&net).exists() {
+            let n = ml::ANN_MLP::load(&net)?;
+            if StatModelTraitConst::empty(&n)? || n.get_var_count()? != N_NET_INPUT as i32 {
+                return Err(wrong_model(&net));
+            }
+            Appearance::Ensemble(m, n)
+        } else {
+            Appearance::Forest(m)
+        };
+        let reader = reader_path(path);
+        let stick = if std::path::Path::new(&reader).exists() {
+            Some(Reader::load(&reader)?)
+        } else {
+            None
+        };
+        Ok(Classifier { appearance, stick })
+    }
+
+    /// The taught-faces rule alone: the fallback without a model file (see
+    /// [`TAUGHT_RULE_MAX`]), and what training stations read with.
+    pub fn taught_rule() -> Classifier {
+        Classifier {
+            appearance: Appearance::Taught,
+            stick: None,
         }
-        let n = ml::ANN_MLP::load(&net)?;
-        if StatModelTraitConst::empty(&n)? || n.get_var_count()? != N_NET_INPUT as i32 {
-            return Err(wrong_model(&net));
+    }
+
+    pub fn is_taught_rule(&self) -> bool {
+        matches!(self.appearance, Appearance::Taught)
+    }
+
+    /// A freshly trained forest, and its net (`yutstation train`).
+    pub fn trained(forest: Ptr<ml::RTrees>, net: Option<Ptr<ml::ANN_MLP>>) -> Classifier {
+        Classifier {
+            appearance: match net {
+                Some(n) => Appearance::Ensemble(forest, n),
+                None => Appearance::Forest(forest),
+            },
+            stick: None,
         }
-        Ok(Classifier::Ensemble(m, n))
+    }
+
+    /// Whether the stick reader reads beside the appearance models.
+    pub fn has_stick_reader(&self) -> bool {
+        self.stick.is_some()
+    }
+
+    /// Read the faces of the sticks found in one frame (`sticks`): the
+    /// appearance models on each one's features and, where there is a stick
+    /// reader and the taught sticks' looks (`looks`), the reader on its
+    /// pixels beside the taught faces, combined by [`with_stick_reader`].
+    pub fn read(
+        &self,
+        taught: &Taught,
+        looks: Option<&TaughtLooks>,
+        sticks: &[Measured],
+    ) -> opencv::Result<Vec<FaceProbs>> {
+        let appearance = sticks
+            .iter()
+            .map(|s| self.probs(taught, &s.features))
+            .collect::<opencv::Result<Vec<_>>>()?;
+        let (Some(reader), Some(looks)) = (&self.stick, looks) else {
+            return Ok(appearance);
+        };
+        let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
+        let mut planes = Vec::with_capacity(sticks.len() * reader::INPUT_LEN);
+        let mut geo = Vec::with_capacity(sticks.len() * reader::N_GEO);
+        for (i, s) in sticks.iter().enumerate() {
+            reader::input(
+                &s.patch,
+                &s.found,
+                s.nominal,
+                &others_than(&found, i),
+                looks,
+                &mut planes,
+            );
+            geo.extend(reader::geo(&s.found, s.nominal));
+        }
+        Ok(appearance
+            .into_iter()
+            .zip(reader.read(&planes, &geo)?)
+            .map(|(a, r)| with_stick_reader(a, r))
+            .collect())
     }
 
     /// The forest's and the net's probabilities (front, back, neither) from
@@ -197,23 +320,23 @@ impl Classifier {
         forest_in: &[f32],
         net_in: &[f32],
     ) -> opencv::Result<([f64; 3], Option<[f64; 3]>)> {
-        Ok(match self {
-            Classifier::Forest(m) => (forest_votes(m, forest_in)?, None),
-            Classifier::Ensemble(m, n) => {
+        Ok(match &self.appearance {
+            Appearance::Forest(m) => (forest_votes(m, forest_in)?, None),
+            Appearance::Ensemble(m, n) => {
                 (forest_votes(m, forest_in)?, Some(net_votes(n, net_in)?))
             }
-            Classifier::Taught => ([1.0 / 3.0; 3], None),
+            Appearance::Taught => ([1.0 / 3.0; 3], None),
         })
     }
 
     pub fn probs(&self, taught: &Taught, f: &[f32; N_FEATURES]) -> opencv::Result<FaceProbs> {
-        match self {
-            Classifier::Forest(_) | Classifier::Ensemble(..) => {
+        match &self.appearance {
+            Appearance::Forest(_) | Appearance::Ensemble(..) => {
                 let model_in = model_input(taught, f);
                 let (a, b) = self.parts_of_inputs(&model_in, &net_input_from(&model_in, f))?;
                 Ok(combine(a, b))
             }
-            Classifier::Taught => {
+            Appearance::Taught => {
                 let sure = taught.taught_front(&f[..N_APPEAR]);
                 let pf = 0.5 + (sure - 0.5) * (2.0 * TAUGHT_RULE_MAX - 1.0);
                 let width = f[N_APPEAR] as f64;
@@ -300,4 +423,26 @@ pub fn train_forest(
     let data = ml::TrainData::create_def(&samples, ml::ROW_SAMPLE, &responses)?;
     m.train_with_data(&data, 0)?;
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stick_reader_reads_the_faces_and_either_reader_can_see_neither() {
+        let appearance = combine([0.2, 0.5, 0.3], Some([0.1, 0.8, 0.1]));
+        let read = |faces| reader::StickRead { faces, mark: 0.1 };
+        // The stick reader sure of a round face, the appearance models seeing
+        // a stick on its edge (0.2 averaged): "neither" is theirs.
+        let p = with_stick_reader(appearance, read([0.01, 0.97, 0.02]));
+        assert_eq!((p.front, p.back), (0.01, 0.97));
+        assert!((p.neither - 0.2).abs() < 1e-12, "{p:?}");
+        assert_eq!(p.stick, Some([0.01, 0.97, 0.02]));
+        assert_eq!(p.mark, Some(0.1));
+        assert_eq!(p.readers, appearance.readers);
+        // And its own "neither" when it sees more of one.
+        let p = with_stick_reader(appearance, read([0.1, 0.3, 0.6]));
+        assert_eq!(p.neither, 0.6);
+    }
 }

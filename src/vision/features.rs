@@ -84,7 +84,7 @@ fn patch_steps(nominal: (f64, f64)) -> (f64, f64) {
 }
 
 /// Where patch pixel (`i` along, `j` across) of stick `s` lies in the frame.
-fn patch_point(s: &Found, nominal: (f64, f64), i: usize, j: usize) -> [f64; 2] {
+pub(crate) fn patch_point(s: &Found, nominal: (f64, f64), i: usize, j: usize) -> [f64; 2] {
     let (sx, sy) = patch_steps(nominal);
     let (d, n) = (s.dir, [-s.dir[1], s.dir[0]]);
     let u = (i as f64 - (PL as f64 / 2.0 - 0.5)) * sx;

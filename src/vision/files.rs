@@ -5,6 +5,7 @@
 use super::calibrate::Calibration;
 use super::classify::Classifier;
 use super::profile::{Profile, Taught, PROFILE_VERSION};
+use super::reader::TaughtSticks;
 use super::Detector;
 use opencv::core::{Mat, Vector};
 use opencv::imgcodecs;
@@ -23,6 +24,12 @@ pub enum FileError {
     Malformed { path: PathBuf, detail: String },
     #[error("profile {profile}: its empty-mat picture {image} cannot be read (calibrate again)")]
     NoEmptyPicture { profile: PathBuf, image: PathBuf },
+    #[error("profile {profile}: its taught sticks' picture {image} cannot be read: {detail} (teach the sticks again)")]
+    BadTaughtPicture {
+        profile: PathBuf,
+        image: PathBuf,
+        detail: String,
+    },
     #[error(
         "profile {0} has no stick set: teach the sticks first (/calibrate or `yutstation teach`)"
     )]
@@ -44,7 +51,16 @@ pub fn empty_image_path(profile: &Path) -> PathBuf {
     profile.with_file_name(format!("{stem}.empty.png"))
 }
 
-/// Read a profile and its empty-mat picture.
+/// Where a profile's taught sticks' picture lives (`Taught::seen`).
+pub fn taught_image_path(profile: &Path) -> PathBuf {
+    let stem = profile
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "profile".into());
+    profile.with_file_name(format!("{stem}.taught.png"))
+}
+
+/// Read a profile, its empty-mat picture and its taught sticks' picture.
 pub fn load_profile(path: &Path) -> Result<(Profile, Mat), FileError> {
     let text = std::fs::read_to_string(path).map_err(|source| FileError::Unreadable {
         path: path.to_path_buf(),
@@ -62,7 +78,43 @@ pub fn load_profile(path: &Path) -> Result<(Profile, Mat), FileError> {
             image,
         });
     }
+    let mut profile = profile;
+    if let (Some(name), Some(taught)) = (&profile.taught_image, profile.sticks.as_mut()) {
+        let image = path.with_file_name(name);
+        let bad = |detail: String| FileError::BadTaughtPicture {
+            profile: path.to_path_buf(),
+            image: image.clone(),
+            detail,
+        };
+        let pic = imgcodecs::imread(&image.to_string_lossy(), imgcodecs::IMREAD_COLOR)?;
+        if pic.empty() {
+            return Err(bad("missing or not a picture".into()));
+        }
+        taught.seen = Some(TaughtSticks::from_picture(&pic).map_err(|e| bad(e.to_string()))?);
+    }
     Ok((profile, empty))
+}
+
+/// Write a profile (after teaching): the TOML, and its taught sticks'
+/// picture beside it when the stick set has one.
+pub fn write_profile(path: &Path, profile: &mut Profile) -> Result<(), FileError> {
+    let write_err = |path: &Path, detail: String| FileError::Write {
+        path: path.to_path_buf(),
+        detail,
+    };
+    profile.taught_image = None;
+    if let Some(seen) = profile.sticks.as_ref().and_then(|t| t.seen.as_ref()) {
+        let image = taught_image_path(path);
+        if !imgcodecs::imwrite(
+            &image.to_string_lossy(),
+            &seen.to_picture()?,
+            &Vector::new(),
+        )? {
+            return Err(write_err(&image, "the picture could not be written".into()));
+        }
+        profile.taught_image = image.file_name().map(|s| s.to_string_lossy().to_string());
+    }
+    std::fs::write(path, profile.to_toml()).map_err(|e| write_err(path, e.to_string()))
 }
 
 /// Write a new profile and its empty-mat picture beside it.
@@ -80,7 +132,7 @@ pub fn save_profile(
     if !imgcodecs::imwrite(&image.to_string_lossy(), empty, &Vector::new())? {
         return Err(write_err(&image, "the picture could not be written".into()));
     }
-    let profile = Profile {
+    let mut profile = Profile {
         version: PROFILE_VERSION,
         empty_image: image
             .file_name()
@@ -88,8 +140,9 @@ pub fn save_profile(
             .unwrap_or_default(),
         calibration,
         sticks,
+        taught_image: None,
     };
-    std::fs::write(path, profile.to_toml()).map_err(|e| write_err(path, e.to_string()))?;
+    write_profile(path, &mut profile)?;
     Ok(profile)
 }
 
@@ -125,7 +178,7 @@ pub fn resolve_model(model: &Path) -> PathBuf {
 /// The appearance model `model` names (see [`resolve_model`]). Without the
 /// default model anywhere, the taught-faces rule reads the faces, with a
 /// warning: it only offers best guesses, every throw goes to the referee
-/// ([`Classifier::Taught`]). A model named on purpose must be there.
+/// ([`Classifier::taught_rule`]). A model named on purpose must be there.
 pub fn load_classifier(model: &Path) -> Result<Classifier, FileError> {
     let found = resolve_model(model);
     if !found.exists() {
@@ -141,7 +194,7 @@ pub fn load_classifier(model: &Path) -> Result<Classifier, FileError> {
             "yutstation: no appearance model at {} (nor beside the program): the taught-faces rule reads the sticks, and every throw goes to the referee (run from the repository root or pass --model)",
             model.display()
         );
-        return Ok(Classifier::Taught);
+        return Ok(Classifier::taught_rule());
     }
     Classifier::load(&found.to_string_lossy()).map_err(|e| FileError::Model {
         path: found.clone(),
@@ -149,16 +202,20 @@ pub fn load_classifier(model: &Path) -> Result<Classifier, FileError> {
     })
 }
 
-/// A detector from a taught profile and the appearance model.
+/// A detector from a taught profile and the appearance model. A profile
+/// taught before the stick reader (no taught sticks' picture) is read by the
+/// forest and the net alone, with a note: teaching again lets the reader read.
 pub fn load_detector(profile: &Path, model: &Path) -> Result<Detector, FileError> {
     let (p, empty) = load_profile(profile)?;
     let taught = p
         .sticks
         .ok_or_else(|| FileError::Untaught(profile.to_path_buf()))?;
-    Ok(Detector::new(
-        p.calibration,
-        taught,
-        empty,
-        load_classifier(model)?,
-    )?)
+    let classifier = load_classifier(model)?;
+    if classifier.has_stick_reader() && taught.seen.is_none() {
+        eprintln!(
+            "yutstation: profile {} was taught before the stick reader: its sticks are read without it (more throws go to the referee); teach the sticks again to read with it",
+            profile.display()
+        );
+    }
+    Ok(Detector::new(p.calibration, taught, empty, classifier)?)
 }

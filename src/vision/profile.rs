@@ -51,6 +51,12 @@ pub struct Taught {
     pub front_area: f32,
     #[serde(default)]
     pub back_area: f32,
+    /// The taught sticks as the camera saw them, for the stick reader
+    /// (`vision::reader`). Not in the TOML: kept beside it as a picture
+    /// (`Profile::taught_image`). Profiles taught before the reader have
+    /// none, and are read by the forest and the net alone.
+    #[serde(skip)]
+    pub seen: Option<super::reader::TaughtSticks>,
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -92,7 +98,7 @@ impl Taught {
     /// squared), averaged, and put through a logistic of slope 6. It knows
     /// only this station's eight taught faces, under this station's light,
     /// and nothing of sticks on their edge: no judge alone
-    /// (`classify::Classifier::Taught`), but a witness for the readers
+    /// (`classify::Classifier::taught_rule`), but a witness for the readers
     /// (`verdict::NET_SURE`).
     pub fn taught_front(&self, f: &[f32]) -> f64 {
         let z = self.normalise(f);
@@ -207,6 +213,10 @@ pub struct Profile {
     pub version: u32,
     /// The empty-mat picture, relative to the profile file.
     pub empty_image: String,
+    /// The taught sticks' picture (`Taught::seen`), relative to the profile
+    /// file; absent in profiles taught before the stick reader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taught_image: Option<String>,
     pub calibration: Calibration,
     pub sticks: Option<Taught>,
 }
@@ -273,6 +283,7 @@ mod tests {
             back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
             front_area: 1.0,
             back_area: 1.0,
+            seen: None,
         }
     }
 
