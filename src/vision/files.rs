@@ -42,22 +42,23 @@ pub enum FileError {
     OpenCv(#[from] opencv::Error),
 }
 
-/// Where a profile's empty-mat picture lives.
-pub fn empty_image_path(profile: &Path) -> PathBuf {
+/// A file kept beside a profile: `NAME.{what}.png` for `NAME.toml`.
+fn beside_profile(profile: &Path, what: &str) -> PathBuf {
     let stem = profile
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "profile".into());
-    profile.with_file_name(format!("{stem}.empty.png"))
+    profile.with_file_name(format!("{stem}.{what}.png"))
+}
+
+/// Where a profile's empty-mat picture lives.
+pub fn empty_image_path(profile: &Path) -> PathBuf {
+    beside_profile(profile, "empty")
 }
 
 /// Where a profile's taught sticks' picture lives (`Taught::seen`).
 pub fn taught_image_path(profile: &Path) -> PathBuf {
-    let stem = profile
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "profile".into());
-    profile.with_file_name(format!("{stem}.taught.png"))
+    beside_profile(profile, "taught")
 }
 
 /// Read a profile, its empty-mat picture and its taught sticks' picture.
@@ -95,26 +96,34 @@ pub fn load_profile(path: &Path) -> Result<(Profile, Mat), FileError> {
     Ok((profile, empty))
 }
 
+/// Write a picture kept beside a profile; its file name, for the TOML.
+fn write_picture(image: &Path, picture: &Mat) -> Result<String, FileError> {
+    if !imgcodecs::imwrite(&image.to_string_lossy(), picture, &Vector::new())? {
+        return Err(FileError::Write {
+            path: image.to_path_buf(),
+            detail: "the picture could not be written".into(),
+        });
+    }
+    Ok(image
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default())
+}
+
 /// Write a profile (after teaching): the TOML, and its taught sticks'
 /// picture beside it when the stick set has one.
 pub fn write_profile(path: &Path, profile: &mut Profile) -> Result<(), FileError> {
-    let write_err = |path: &Path, detail: String| FileError::Write {
-        path: path.to_path_buf(),
-        detail,
-    };
     profile.taught_image = None;
     if let Some(seen) = profile.sticks.as_ref().and_then(|t| t.seen.as_ref()) {
-        let image = taught_image_path(path);
-        if !imgcodecs::imwrite(
-            &image.to_string_lossy(),
+        profile.taught_image = Some(write_picture(
+            &taught_image_path(path),
             &seen.to_picture()?,
-            &Vector::new(),
-        )? {
-            return Err(write_err(&image, "the picture could not be written".into()));
-        }
-        profile.taught_image = image.file_name().map(|s| s.to_string_lossy().to_string());
+        )?);
     }
-    std::fs::write(path, profile.to_toml()).map_err(|e| write_err(path, e.to_string()))
+    std::fs::write(path, profile.to_toml()).map_err(|e| FileError::Write {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })
 }
 
 /// Write a new profile and its empty-mat picture beside it.
@@ -124,20 +133,9 @@ pub fn save_profile(
     sticks: Option<Taught>,
     empty: &Mat,
 ) -> Result<Profile, FileError> {
-    let image = empty_image_path(path);
-    let write_err = |path: &Path, detail: String| FileError::Write {
-        path: path.to_path_buf(),
-        detail,
-    };
-    if !imgcodecs::imwrite(&image.to_string_lossy(), empty, &Vector::new())? {
-        return Err(write_err(&image, "the picture could not be written".into()));
-    }
     let mut profile = Profile {
         version: PROFILE_VERSION,
-        empty_image: image
-            .file_name()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default(),
+        empty_image: write_picture(&empty_image_path(path), empty)?,
         calibration,
         sticks,
         taught_image: None,
