@@ -171,7 +171,8 @@ pub struct EvalArgs {
     #[arg(long)]
     csv: Option<PathBuf>,
     /// With `--from-dump`: read each stick's face probabilities from this CSV
-    /// (`look,throw,stick,front,back,neither`) instead of the model, to judge
+    /// (`look,throw,stick,front,back,neither[,mark]`, as
+    /// `tools/train_reader.py --probs` writes) instead of the model, to judge
     /// another reader's output under the shipped verdict (experiments).
     #[arg(long)]
     probs: Option<PathBuf>,

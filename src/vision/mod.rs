@@ -295,6 +295,16 @@ impl Detector {
     }
 }
 
+/// The patches of the taught sticks `set` but the one nearest `at` (cm).
+fn patches_but_nearest(set: &[Measured], at: [f64; 2]) -> impl Iterator<Item = &features::Patch> {
+    let d = |m: &Measured| (m.center_cm[0] - at[0]).hypot(m.center_cm[1] - at[1]);
+    let nearest = (0..set.len()).min_by(|&i, &j| d(&set[i]).total_cmp(&d(&set[j])));
+    set.iter()
+        .enumerate()
+        .filter(move |(i, _)| Some(*i) != nearest)
+        .map(|(_, m)| &m.patch)
+}
+
 /// How clearly this station tells the faces apart: the model's probability of
 /// the right face on the worst of the eight taught sticks (all flat faces up,
 /// all round faces up). Low means many throws will go to the referee.
@@ -319,21 +329,6 @@ pub fn readability(
     // under the same light): the stick reader compares a stick with its
     // station's taught faces, and beside means that hold the stick itself it
     // reads its own picture back, however alike the two faces look.
-    let without = |set: &[Measured], at: [f64; 2]| -> Vec<Measured> {
-        let nearest = set
-            .iter()
-            .enumerate()
-            .min_by(|a, b| {
-                let d = |m: &Measured| (m.center_cm[0] - at[0]).hypot(m.center_cm[1] - at[1]);
-                d(a.1).total_cmp(&d(b.1))
-            })
-            .map(|(i, _)| i);
-        set.iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != nearest)
-            .map(|(_, m)| m.clone())
-            .collect()
-    };
     if !classifier.has_stick_reader() {
         return Ok(worst);
     }
@@ -343,12 +338,17 @@ pub fn readability(
     ] {
         for k in 0..own.len() {
             let at = own[k].center_cm;
-            let (f, b) = if front {
-                (without(own, at), without(other, at))
+            let looks = if front {
+                reader::TaughtLooks::from_patches(
+                    patches_but_nearest(own, at),
+                    patches_but_nearest(other, at),
+                )
             } else {
-                (without(other, at), without(own, at))
+                reader::TaughtLooks::from_patches(
+                    patches_but_nearest(other, at),
+                    patches_but_nearest(own, at),
+                )
             };
-            let looks = reader::TaughtLooks::from_teach(&f, &b);
             let p = classifier.read(taught, Some(&looks), &own[k..=k])?[0];
             worst = worst.min(if front { p.front } else { p.back });
         }

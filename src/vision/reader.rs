@@ -142,7 +142,10 @@ impl TaughtLooks {
 
     /// From the measured taught sticks.
     pub fn from_teach(front: &[Measured], back: &[Measured]) -> TaughtLooks {
-        TaughtSticks::from_teach(front, back).looks()
+        TaughtLooks::from_patches(
+            front.iter().map(|m| &m.patch),
+            back.iter().map(|m| &m.patch),
+        )
     }
 }
 
