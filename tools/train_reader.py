@@ -95,6 +95,15 @@ class Reader(nn.Module):
         return F.relu(self.c4(x))
 
 
+def onnx_weights(path):
+    """The weights of a reader this script exported: ONNX keeps each
+    parameter under its PyTorch name."""
+    import onnx
+    from onnx import numpy_helper
+
+    return {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(path).graph.initializer}
+
+
 def augment(x, rng):
     """Each stick turned end for end or mirrored across at random, and its
     colours reordered and its contrast scaled the same way for the stick and
@@ -155,6 +164,8 @@ def main():
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", help="an ONNX reader to start from (its weights; go on learning from new looks)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the peak learning rate (one cycle)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.use_deterministic_algorithms(True)
@@ -167,10 +178,13 @@ def main():
           f"of {len(data['taught'])} looks")
     ev = load(a.eval) if a.eval else None
     net = Reader(a.width)
+    if a.init:
+        net.load_state_dict(onnx_weights(a.init))
+        print(f"starting from {a.init}")
     bs = 128
     steps = a.epochs * ((len(labelled) + bs - 1) // bs)
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, a.lr, total_steps=steps)
     # "Neither" is rare and its misreading is a silent error: weighed up.
     weight = torch.tensor([1.0, 1.0, 2.0])
     for epoch in range(a.epochs):

@@ -5,11 +5,11 @@ use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vector, BORDER_CONSTANT, C
 use opencv::imgproc;
 use opencv::prelude::*;
 
-/// The empty mat prepared once for differencing: its Lab picture and the
+/// The empty mat prepared once for differencing: its colour planes and the
 /// per-pixel lightness thresholds.
 pub struct Reference {
-    /// The empty image, lightly smoothed, in Lab (8-bit).
-    pub lab: Mat,
+    /// The empty image's a and b planes of Lab (8-bit; lightly smoothed).
+    pub ab: [Mat; 2],
     /// Lightness rise above which a pixel is brighter than the mat (16-bit).
     pub rise: Mat,
     /// Lightness under which a pixel is darker than any shadow (16-bit).
@@ -42,16 +42,16 @@ pub fn to_lab(m: &Mat) -> opencv::Result<Mat> {
     Ok(lab)
 }
 
-fn channel(m: &Mat, i: i32) -> opencv::Result<Mat> {
-    let mut c = Mat::default();
-    opencv::core::extract_channel(m, &mut c, i)?;
-    Ok(c)
+/// The L, a and b planes of a Lab picture, split in one pass.
+fn planes(lab: &Mat) -> opencv::Result<[Mat; 3]> {
+    let mut v = Vector::<Mat>::new();
+    opencv::core::split(lab, &mut v)?;
+    Ok([v.get(0)?, v.get(1)?, v.get(2)?])
 }
 
 impl Reference {
     pub fn new(empty: &Mat) -> opencv::Result<Reference> {
-        let lab = to_lab(empty)?;
-        let l = channel(&lab, 0)?;
+        let [l, a, b] = planes(&to_lab(empty)?)?;
         let mut l16 = Mat::default();
         l.convert_to(&mut l16, opencv::core::CV_16S, 1.0, 0.0)?;
         // Brighter: a rise of 6 + 6 % of the mat's lightness. Darker than a
@@ -60,9 +60,9 @@ impl Reference {
         l.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
         let mut floor = Mat::default();
         l.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
-        let (width, height) = (lab.cols(), lab.rows());
+        let (width, height) = (l.cols(), l.rows());
         Ok(Reference {
-            lab,
+            ab: [a, b],
             rise,
             floor,
             width,
@@ -75,7 +75,7 @@ impl Reference {
 /// `frame_lab` comes from [`to_lab`].
 pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
     use opencv::core::{absdiff, add_def, bitwise_or_def, compare, CMP_GT, CMP_LT, CV_16S};
-    let l = channel(frame_lab, 0)?;
+    let [l, a, b] = planes(frame_lab)?;
     let mut l16 = Mat::default();
     l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
     let mut bright = Mat::default();
@@ -84,17 +84,9 @@ pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat>
     compare(&l16, &reference.floor, &mut dark, CMP_LT)?;
     // Colour change (shadows keep the colour): |Δa| + |Δb|.
     let mut da = Mat::default();
-    absdiff(
-        &channel(frame_lab, 1)?,
-        &channel(&reference.lab, 1)?,
-        &mut da,
-    )?;
+    absdiff(&a, &reference.ab[0], &mut da)?;
     let mut db = Mat::default();
-    absdiff(
-        &channel(frame_lab, 2)?,
-        &channel(&reference.lab, 2)?,
-        &mut db,
-    )?;
+    absdiff(&b, &reference.ab[1], &mut db)?;
     let mut dc = Mat::default();
     add_def(&da, &db, &mut dc)?;
     let mut colour = Mat::default();
@@ -520,40 +512,37 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed
 /// sticks move: how many sticks cover each pixel, and the score (each
 /// foreground pixel covered counts 1, less a quarter for each stick beyond
 /// the first; each background pixel covered costs a half per stick). A move
-/// only revisits the pixels of the stick that moves.
+/// only revisits the pixels of the stick that moves, and a move only tried
+/// ([`Coverage::moved_score`]) writes nothing. Every pixel's share is a
+/// multiple of a quarter, so the score is exact in any order of summing.
 struct Coverage<'a> {
     fg: &'a [u8],
-    bw: usize,
-    bh: usize,
-    l: f64,
+    grid: Grid,
     count: Vec<u8>,
     score: f64,
 }
 
-impl<'a> Coverage<'a> {
-    fn new(fg: &'a [u8], bw: usize, bh: usize, l: f64, rects: &[Placed]) -> Coverage<'a> {
-        let mut c = Coverage {
-            fg,
-            bw,
-            bh,
-            l,
-            count: vec![0; bw * bh],
-            score: 0.0,
-        };
-        rects.iter().for_each(|r| c.lay(r, true));
-        c
+/// The blob's pixel grid and the stick length: which pixels a stick covers.
+#[derive(Clone, Copy)]
+struct Grid {
+    bw: usize,
+    bh: usize,
+    l: f64,
+}
+
+impl Grid {
+    /// Whether the stick covers pixel (x, y): the one test [`Self::cover`]
+    /// keeps its pixels by.
+    fn covers(&self, (c, d, w): &Placed, x: usize, y: usize) -> bool {
+        let (dx, dy) = (x as f64 - c[0], y as f64 - c[1]);
+        let u = dx * d[0] + dy * d[1];
+        let v = -dx * d[1] + dy * d[0];
+        u.abs() <= self.l / 2.0 && v.abs() <= w / 2.0
     }
 
-    fn pixel(fg: bool, n: u8) -> f64 {
-        match (n, fg) {
-            (0, _) => 0.0,
-            (n, true) => 1.0 - 0.25 * (n - 1) as f64,
-            (n, false) => -0.5 * n as f64,
-        }
-    }
-
-    /// Lay a stick on the blob (`on`) or lift it off.
-    fn lay(&mut self, (c, d, w): &Placed, on: bool) {
+    /// Each pixel of the grid the stick covers, as (x, y, index).
+    fn cover(&self, r: &Placed, mut each: impl FnMut(usize, usize, usize)) {
+        let (c, d, w) = r;
         let (hl, hw) = (self.l / 2.0, w / 2.0);
         // The stick's bounding box.
         let ex = hl * d[0].abs() + hw * d[1].abs();
@@ -564,7 +553,7 @@ impl<'a> Coverage<'a> {
         let y1 = ((c[1] + ey).ceil().max(-1.0) + 1.0).min(self.bh as f64) as usize;
         for y in y0..y1 {
             // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a
-            // pixel wider each side; the exact test below decides.
+            // pixel wider each side; the exact test decides.
             let dy = y as f64 - c[1];
             let (mut lo, mut hi) = (x0 as f64, x1 as f64);
             for (a, b, h) in [(d[0], dy * d[1], hl), (-d[1], dy * d[0], hw)] {
@@ -580,24 +569,54 @@ impl<'a> Coverage<'a> {
                 hi.min(x1 as f64).max(0.0) as usize,
             );
             for x in xa..xb.max(xa) {
-                let (dx, dy) = (x as f64 - c[0], y as f64 - c[1]);
-                let u = dx * d[0] + dy * d[1];
-                let v = -dx * d[1] + dy * d[0];
-                if u.abs() > hl || v.abs() > hw {
-                    continue;
+                if self.covers(r, x, y) {
+                    each(x, y, y * self.bw + x);
                 }
-                let k = y * self.bw + x;
-                let fg = self.fg[k] > 0;
-                let n = self.count[k];
-                let m = if on {
-                    n.saturating_add(1)
-                } else {
-                    n.saturating_sub(1)
-                };
-                self.score += Self::pixel(fg, m) - Self::pixel(fg, n);
-                self.count[k] = m;
             }
         }
+    }
+}
+
+impl<'a> Coverage<'a> {
+    fn new(fg: &'a [u8], bw: usize, bh: usize, l: f64, rects: &[Placed]) -> Coverage<'a> {
+        let mut c = Coverage {
+            fg,
+            grid: Grid { bw, bh, l },
+            count: vec![0; bw * bh],
+            score: 0.0,
+        };
+        rects.iter().for_each(|r| c.lay(r, true));
+        c
+    }
+
+    fn pixel(fg: bool, n: u8) -> f64 {
+        match (n, fg) {
+            (0, _) => 0.0,
+            (n, true) => 1.0 - 0.25 * (n - 1) as f64,
+            (n, false) => -0.5 * n as f64,
+        }
+    }
+
+    /// Pixel `k`'s count with one more stick over it (`on`) or one fewer,
+    /// and what that changes in the score.
+    fn change(fg: &[u8], count: &[u8], k: usize, on: bool) -> (u8, f64) {
+        let (fg, n) = (fg[k] > 0, count[k]);
+        let m = if on {
+            n.saturating_add(1)
+        } else {
+            n.saturating_sub(1)
+        };
+        (m, Self::pixel(fg, m) - Self::pixel(fg, n))
+    }
+
+    /// Lay a stick on the blob (`on`) or lift it off.
+    fn lay(&mut self, r: &Placed, on: bool) {
+        let (fg, count, score) = (self.fg, &mut self.count, &mut self.score);
+        self.grid.cover(r, |_, _, k| {
+            let (m, delta) = Self::change(fg, count, k, on);
+            *score += delta;
+            count[k] = m;
+        });
     }
 
     /// The score with `from` moved to `to` (the move is made).
@@ -605,6 +624,20 @@ impl<'a> Coverage<'a> {
         self.lay(from, false);
         self.lay(to, true);
         self.score
+    }
+
+    /// The score [`Self::shift`] would give, the move not made: only the
+    /// pixels one of the two covers and the other does not change.
+    fn moved_score(&self, from: &Placed, to: &Placed) -> f64 {
+        let mut score = self.score;
+        for (a, b, on) in [(from, to, false), (to, from, true)] {
+            self.grid.cover(a, |x, y, k| {
+                if !self.grid.covers(b, x, y) {
+                    score += Self::change(self.fg, &self.count, k, on).1;
+                }
+            });
+        }
+        score
     }
 }
 
@@ -909,8 +942,7 @@ fn refine_with(
                 let mut pick = ((c, d, nw), f64::MIN);
                 for sh in (-width_shift..=width_shift).step_by(width_shift.max(1) as usize) {
                     let m = ([c[0] + sh as f64 * n[0], c[1] + sh as f64 * n[1]], d, nw);
-                    let sc = cover.shift(r, &m);
-                    cover.shift(&m, r);
+                    let sc = cover.moved_score(r, &m);
                     if sc > pick.1 {
                         pick = (m, sc);
                     }
@@ -918,8 +950,7 @@ fn refine_with(
                 moves.push(pick.0);
             }
             for m in moves {
-                let sc = cover.shift(r, &m);
-                *r = m;
+                let sc = cover.moved_score(r, &m);
                 // Narrowing to a stick on its edge (or widening back) must
                 // clearly pay: a stick on its edge is half as wide.
                 let need = if edge(m.2) != edge(w) {
@@ -928,12 +959,12 @@ fn refine_with(
                     0.25
                 };
                 if sc > best + need {
+                    cover.shift(r, &m);
+                    *r = m;
                     best = sc;
                     improved = true;
                     break;
                 }
-                cover.shift(&m, &(c, d, w));
-                *r = (c, d, w);
             }
         }
         if !improved {
@@ -946,6 +977,35 @@ fn refine_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn placed(x: f64, y: f64, angle: f64, w: f64) -> Placed {
+        ([x, y], [angle.cos(), angle.sin()], w)
+    }
+
+    proptest! {
+        /// A move only tried scores what making it scores, and making and
+        /// undoing it leaves the coverage as it was (refine relies on both).
+        #[test]
+        fn a_tried_move_scores_as_a_made_one(
+            seed in any::<u64>(),
+            sticks in proptest::collection::vec((0.0..60.0f64, 0.0..40.0f64, 0.0..6.3f64, 2.0..9.0f64), 1..4),
+            to in (-5.0..65.0f64, -5.0..45.0f64, 0.0..6.3f64, 2.0..9.0f64),
+        ) {
+            let (bw, bh) = (60, 40);
+            let fg: Vec<u8> = (0..bw * bh)
+                .map(|k| if (seed >> (k % 64)) & 1 == 1 || k % 7 == 0 { 255 } else { 0 })
+                .collect();
+            let rects: Vec<Placed> = sticks.iter().map(|&(x, y, a, w)| placed(x, y, a, w)).collect();
+            let mut cover = Coverage::new(&fg, bw, bh, 30.0, &rects);
+            let (count, score) = (cover.count.clone(), cover.score);
+            let to = placed(to.0, to.1, to.2, to.3);
+            let tried = cover.moved_score(&rects[0], &to);
+            prop_assert_eq!(tried, cover.shift(&rects[0], &to));
+            prop_assert_eq!(score, cover.shift(&to, &rects[0]));
+            prop_assert_eq!(count, cover.count);
+        }
+    }
 
     fn stick(center: [f64; 2], angle_deg: f64) -> Found {
         let a = angle_deg.to_radians();

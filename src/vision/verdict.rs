@@ -87,10 +87,15 @@ pub enum Doubt {
     /// Fitted over another stick of its blob at a shallow angle
     /// (`SIDE_OVERLAP`): the split of the blob is in doubt.
     Overlap,
+    /// A lone piece under `FRAGMENT_LENGTH` of a stick long.
+    Fragment,
+    /// The stick reader under `READER_SURE` and the forest and net, together,
+    /// leaning to the other face ([`readers_split`]).
+    ReadersSplit,
 }
 
 impl Doubt {
-    pub const ALL: [Doubt; 7] = [
+    pub const ALL: [Doubt; 9] = [
         Doubt::Neither,
         Doubt::BelowBar,
         Doubt::ShadingFit,
@@ -98,6 +103,8 @@ impl Doubt {
         Doubt::Hidden,
         Doubt::ShortPair,
         Doubt::Overlap,
+        Doubt::Fragment,
+        Doubt::ReadersSplit,
     ];
 }
 
@@ -372,6 +379,38 @@ enum PairLie {
     Crossing,
 }
 
+/// Where the stick reader read a lone stick, or one of two sharing a blob,
+/// "neither" is the larger of its own and the smaller of the forest's and
+/// the net's; elsewhere the larger of its own and their average
+/// ([`classify::with_stick_reader`]). On lone round faces under some lights
+/// the net alone said "neither" at 0.3–0.9 where the forest and the stick
+/// reader were sure of the face (14 of 15 plain throws referred on one
+/// development look); where three or more sticks pile up, the finder's
+/// placements are least sure, and the average kept a misfitted stick, read
+/// round at 0.95 by the stick reader, from a silent 모 for 도 (ADR 0048).
+fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
+    match (p.stick, p.readers) {
+        (Some(own), Some([forest, net])) if !s.shared || s.blob_ratio < TWO_STICK_BLOB => {
+            own[2].max(forest[2].min(net[2]))
+        }
+        _ => p.neither,
+    }
+}
+
+/// The stick reader read a face under [`READER_SURE`] while the forest and
+/// the net, their shares summed, lean to the other: two ways of reading
+/// disagree, so the referee decides. The stick reader read a round face
+/// flat at 0.90 where the forest gave it 0.23 and the net 0.5 (a silent 개
+/// for 뒷도, ADR 0048).
+fn readers_split(p: &FaceProbs) -> bool {
+    let (Some(own), Some([forest, net])) = (p.stick, p.readers) else {
+        return false;
+    };
+    let reads_front = own[0] > own[1];
+    let others_front = forest[0] + net[0] > forest[1] + net[1];
+    own[0].max(own[1]) < READER_SURE && reads_front != others_front
+}
+
 /// For each stick, whether it is one of two sticks alone in a blob that
 /// cover too little of the mat for both to lie on the faces the readers see
 /// (`read_front`) (see [`PAIR_AREA`]), and how they lie. Sticks side by side
@@ -417,6 +456,20 @@ fn pair_covers_too_little(
         .collect()
 }
 
+/// A lone stick fitted under this share of the taught length is a piece,
+/// not a stick lying on a face: on 187 development looks 35 lone sticks were
+/// fitted under 0.6, one of them a whole stick read right, 5 pieces read as
+/// faces (ADR 0048).
+const FRAGMENT_LENGTH: f64 = 0.6;
+/// A blob under this many single-stick areas holds two sticks: on 187
+/// development looks the blobs the finder split in two measured 1.4–2.7
+/// (95 % under 2.2), those split in three 2.1–3.5 (95 % over 2.4). See
+/// [`neither_of`].
+const TWO_STICK_BLOB: f64 = 2.4;
+/// The stick reader's certainty at which the forest and net leaning the
+/// other way no longer sends the stick to the referee ([`readers_split`]).
+const READER_SURE: f64 = 0.99;
+
 /// Judge measured sticks with their face probabilities and given thresholds.
 pub fn judge_with(
     cal: &Calibration,
@@ -450,6 +503,7 @@ pub fn judge_with(
     let read_front: Vec<bool> = probs.iter().map(|p| p.front >= p.back).collect();
     let short_pair = pair_covers_too_little(taught, &found, &read_front);
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
+        let neither = neither_of(p, &s.found);
         let inside = cal.mat.inside_by(s.center_cm);
         let min_corner = s
             .corners_cm
@@ -507,6 +561,12 @@ pub fn judge_with(
         // (25 of 807 clear validation throws and 8 of 547 development
         // ones, none of them wrong without the guards, ADR 0047).
         let guarded = p.stick.is_none();
+        // A lone piece far shorter than a stick: part of one (the rest
+        // hidden, or read as mat) or a stick on its end. The stick reader
+        // read such a piece round at 0.95 (a silent 도 for 개: two pieces of
+        // one stick counted as two sticks, the fourth stick, on its edge,
+        // not found).
+        let fragment = !s.found.shared && f64::from(s.features[N_APPEAR + 1]) < FRAGMENT_LENGTH;
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees =
             guarded && crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
@@ -532,7 +592,7 @@ pub fn judge_with(
                 taught.back_mean[BAND_WIDTH]
             };
             let thin_taught = taught_band <= THINNEST_BAND + THIN_TAUGHT;
-            shows_narrow(width, band, faint, best, p.neither, thin_taught)
+            shows_narrow(width, band, faint, best, neither, thin_taught)
         };
         // Mostly under another: what shows is not its own face. Or centred
         // where another is, at a shallow angle: the split of its blob is in
@@ -549,15 +609,25 @@ pub fn judge_with(
             });
         let hidden = guarded && (covered[i] > HIDDEN || twin);
         let side_overlap = guarded && overlaps_at_shallow_angle(&found, i);
-        let short = guarded && short_pair[i].is_some();
+        // Two side by side that cover too little: one is on its edge or
+        // leaning on the other. Kept where the stick reader read: it read a
+        // stick leaning on its neighbour flat at 0.96 (a silent 걸 for 개).
+        let short = match short_pair[i] {
+            Some(PairLie::SideBySide) => true,
+            Some(PairLie::Crossing) => guarded,
+            None => false,
+        };
+        let split = readers_split(p);
         let doubts: Vec<Doubt> = [
-            (p.neither >= th.neither_max, Doubt::Neither),
+            (neither >= th.neither_max, Doubt::Neither),
             (best < call, Doubt::BelowBar),
             (disagrees, Doubt::ShadingFit),
             (narrow, Doubt::Narrow),
             (hidden, Doubt::Hidden),
             (short, Doubt::ShortPair),
             (side_overlap, Doubt::Overlap),
+            (fragment, Doubt::Fragment),
+            (split, Doubt::ReadersSplit),
         ]
         .into_iter()
         .filter_map(|(applies, d)| applies.then_some(d))
@@ -570,9 +640,11 @@ pub fn judge_with(
             Face::Back
         };
         if face == Face::Unsure && placement != Placement::OffMat {
-            reasons.push(if narrow || (p.neither >= th.neither_max && width < 0.75) {
+            reasons.push(if fragment {
+                Reason::StickCount
+            } else if narrow || (neither >= th.neither_max && width < 0.75) {
                 Reason::OnEdge
-            } else if p.neither >= th.neither_max || short_pair[i] == Some(PairLie::SideBySide) {
+            } else if neither >= th.neither_max || short_pair[i] == Some(PairLie::SideBySide) {
                 Reason::Leaning
             } else if s.found.shared {
                 Reason::Touching
@@ -879,6 +951,69 @@ mod tests {
             back_area,
             seen: None,
         }
+    }
+
+    /// What the station reads with all three readers: the forest's, the
+    /// net's and the stick reader's (front, back, neither).
+    fn three_read(forest: [f64; 3], net: [f64; 3], own: [f64; 3]) -> FaceProbs {
+        crate::vision::classify::with_stick_reader(
+            crate::vision::classify::combine(forest, Some(net)),
+            crate::vision::reader::StickRead {
+                faces: own,
+                mark: 0.0,
+            },
+        )
+    }
+
+    #[test]
+    fn neither_is_the_smaller_of_forest_and_net_only_for_lone_sticks_and_pairs() {
+        // Look 1003900, throw 8: a lone round face the forest and the stick
+        // reader were sure of, the net alone seeing "neither" at 0.48.
+        let lone_round = three_read([0.0, 0.95, 0.05], [0.02, 0.5, 0.48], [0.0, 0.99, 0.01]);
+        assert!(lone_round.neither >= NEITHER_MAX);
+        let lone = stick([100.0, 100.0], 30.0, false, 0.88);
+        assert!(neither_of(&lone_round, &lone) < NEITHER_MAX);
+        assert!(neither_of(&lone_round, &stick([100.0, 100.0], 30.0, true, 1.9)) < NEITHER_MAX);
+        // Look 600063, throw 11: one of three sticks the finder misfitted in
+        // one blob, read round at 0.95; the average's "neither" holds it.
+        let misfit = three_read([0.15, 0.71, 0.14], [0.04, 0.14, 0.81], [0.0, 0.95, 0.04]);
+        let in_three = stick([100.0, 100.0], 43.0, true, 2.81);
+        assert!(neither_of(&misfit, &in_three) >= NEITHER_MAX);
+        // The stick reader's own "neither" always counts.
+        let on_edge = three_read([0.0, 0.9, 0.1], [0.0, 0.95, 0.05], [0.0, 0.7, 0.3]);
+        assert!(neither_of(&on_edge, &lone) >= NEITHER_MAX);
+        // Without the stick reader, the average as before.
+        let two = crate::vision::classify::combine([0.0, 0.95, 0.05], Some([0.02, 0.5, 0.48]));
+        assert_eq!(neither_of(&two, &lone), two.neither);
+    }
+
+    #[test]
+    fn the_stick_reader_unsure_against_the_forest_and_net_goes_to_the_referee() {
+        // Look 800110, throw 3: a lone round face the stick reader read flat
+        // at 0.90, the forest round at 0.77 and the net even (a silent 개
+        // for 뒷도 without this).
+        assert!(readers_split(&three_read(
+            [0.23, 0.77, 0.0],
+            [0.5, 0.5, 0.0],
+            [0.9, 0.1, 0.0]
+        )));
+        // All but certain, it reads on.
+        assert!(!readers_split(&three_read(
+            [0.23, 0.77, 0.0],
+            [0.5, 0.5, 0.0],
+            [0.995, 0.005, 0.0]
+        )));
+        // Agreeing, however unsure, is for the calling bars.
+        assert!(!readers_split(&three_read(
+            [0.6, 0.4, 0.0],
+            [0.5, 0.45, 0.05],
+            [0.9, 0.1, 0.0]
+        )));
+        // Without the stick reader there is nothing to split.
+        assert!(!readers_split(&crate::vision::classify::combine(
+            [0.2, 0.8, 0.0],
+            Some([0.5, 0.5, 0.0])
+        )));
     }
 
     #[test]
