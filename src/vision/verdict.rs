@@ -382,10 +382,10 @@ enum PairLie {
 /// Where the stick reader read a lone stick, or one of two sharing a blob,
 /// "neither" is the larger of its own and the smaller of the forest's and
 /// the net's; elsewhere the larger of its own and their average
-/// ([`classify::with_stick_reader`]). On lone round faces under some lights
+/// (`classify::with_stick_reader`). On lone round faces under some lights
 /// the net alone said "neither" at 0.3–0.9 where the forest and the stick
-/// reader were sure of the face (14 of 15 plain throws referred on one
-/// development look); where three or more sticks pile up, the finder's
+/// reader were sure of the face (14 of 15 plain clear throws referred on the
+/// development looks from 1003900); where three or more sticks pile up, the finder's
 /// placements are least sure, and the average kept a misfitted stick, read
 /// round at 0.95 by the stick reader, from a silent 모 for 도 (ADR 0048).
 fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
@@ -465,12 +465,12 @@ fn pair_covers_too_little(
 const MARK_HIDDEN_NEED: f64 = 0.97;
 
 /// A lone stick fitted under this share of the taught length is a piece,
-/// not a stick lying on a face: on 187 development looks 35 lone sticks were
-/// fitted under 0.6, one of them a whole stick read right, 5 pieces read as
+/// not a stick lying on a face: on 205 stored looks of round 15 (seeds 5 and
+/// 6, validation and development looks) 35 lone sticks were fitted under 0.6, one of them a whole stick read right, 5 pieces read as
 /// faces (ADR 0048).
 const FRAGMENT_LENGTH: f64 = 0.6;
-/// A blob under this many single-stick areas holds two sticks: on 187
-/// development looks the blobs the finder split in two measured 1.4–2.7
+/// A blob under this many single-stick areas holds two sticks: on the same
+/// 205 looks the blobs the finder split in two measured 1.4–2.7
 /// (95 % under 2.2), those split in three 2.1–3.5 (95 % over 2.4). See
 /// [`neither_of`].
 const TWO_STICK_BLOB: f64 = 2.4;
