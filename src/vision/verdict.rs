@@ -574,7 +574,7 @@ pub fn judge_with(
         // read such a piece round at 0.95 (a silent 도 for 개: two pieces of
         // one stick counted as two sticks, the fourth stick, on its edge,
         // not found).
-        let fragment = !s.found.shared && f64::from(s.features[N_APPEAR + 1]) < FRAGMENT_LENGTH;
+        let fragment = !s.found.shared && s.found.length / s.nominal.0 < FRAGMENT_LENGTH;
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees =
             guarded && crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
