@@ -162,12 +162,13 @@ pub struct EvalArgs {
     #[arg(long)]
     true_placement: bool,
     /// With `--from-dump`: judge under these calling bars instead of the
-    /// shipped ones: FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_NEED,MIN_CONF,CROSSED
+    /// shipped ones: FACE_CALL,READER_FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_NEED,MIN_CONF,CROSSED
     /// (as `--sweep` prints them).
     #[arg(long, value_parser = parse_bars)]
     bars: Option<vision::Thresholds>,
     /// With `--from-dump`: also write one CSV row per found stick (its truth,
-    /// fit, readers and doubts) to this file, for analysis.
+    /// fit, readers, doubts, mark and place against the mat edge) to this
+    /// file, for analysis.
     #[arg(long)]
     csv: Option<PathBuf>,
     /// With `--from-dump`: read each stick's face probabilities from this CSV
@@ -183,11 +184,14 @@ fn parse_bars(s: &str) -> Result<vision::Thresholds, String> {
         .split(',')
         .map(|x| x.trim().parse::<f64>().map_err(|e| format!("{x:?}: {e}")))
         .collect::<Result<_, _>>()?;
-    let [face_call, face_call_shared, neither_max, mark_need, min_conf, crossed] = v[..] else {
-        return Err(format!("six numbers, not {}", v.len()));
+    let [face_call, reader_face_call, face_call_shared, neither_max, mark_need, min_conf, crossed] =
+        v[..]
+    else {
+        return Err(format!("seven numbers, not {}", v.len()));
     };
     Ok(vision::Thresholds {
         face_call,
+        reader_face_call,
         face_call_shared,
         neither_max,
         mark_need,
@@ -970,7 +974,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             let mut w = std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
             );
-            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts")?;
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement")?;
             Some(w)
         }
         None => None,
@@ -999,8 +1003,10 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     let q = table.get(&key).with_context(|| {
                         format!("--probs has no row for look {} throw {k} stick {i}", d.seed)
                     })?;
+                    // Judged as the stick reader's reading (its bars).
                     *p = classify::FaceProbs {
                         mark: q.1,
+                        stick: Some(q.0),
                         ..classify::FaceProbs::single(q.0)
                     };
                 }
@@ -1019,7 +1025,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     let sr = p.stick.unwrap_or([f64::NAN; 3]);
                     writeln!(
                         w,
-                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{}",
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?}",
                         d.seed,
                         t.truth.case,
                         t.truth.ambiguous,
@@ -1047,6 +1053,14 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                         sr[2],
                         r.face,
                         r.doubts.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("|"),
+                        near.is_some_and(|n| n.0.marked),
+                        p.mark.unwrap_or(f64::NAN),
+                        t.truth.mark_covered,
+                        v.reasons.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join("|"),
+                        d.calibration.mat.inside_by(s.center_cm),
+                        s.corners_cm.iter().map(|c| d.calibration.mat.inside_by(*c)).fold(f64::MAX, f64::min),
+                        near.map_or(f64::NAN, |n| d.calibration.mat.inside_by(n.0.center_cm)),
+                        near.map(|n| n.0.placement),
                     )?;
                 }
             }
@@ -1259,7 +1273,8 @@ struct Judged {
     probs: Vec<Vec<classify::FaceProbs>>,
 }
 
-/// The threshold sets `eval --sweep` tries.
+/// The threshold sets `eval --sweep` tries (the lone-stick bar the same with
+/// the stick reader and without).
 fn threshold_grid() -> impl Iterator<Item = vision::Thresholds> {
     let mut grid = Vec::new();
     for face_call in [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] {
@@ -1270,6 +1285,7 @@ fn threshold_grid() -> impl Iterator<Item = vision::Thresholds> {
                         for crossed in [-1.0, 0.03, 0.15, 2.0] {
                             grid.push(vision::Thresholds {
                                 face_call,
+                                reader_face_call: face_call,
                                 face_call_shared,
                                 neither_max,
                                 mark_need,
