@@ -1559,7 +1559,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
                 // Every other throw a chosen hard case, so the rare "neither"
                 // sticks (on edge, leaning) are well represented.
                 let case = if a.hard_cases {
-                    Some(sim::HardCase::ALL[1 + k % (sim::HardCase::ALL.len() - 1)])
+                    Some(sim::HardCase::HARD[k % sim::HardCase::HARD.len()])
                 } else {
                     (k % 2 == 1).then(|| sim::HardCase::ALL[(k / 2) % sim::HardCase::ALL.len()])
                 };

@@ -64,6 +64,13 @@ impl HardCase {
         HardCase::OnLine,
         HardCase::OffMat,
     ];
+
+    /// Every case but the plain throw (`train --hard-cases`). Checked when
+    /// compiled: `ALL` starts with the plain throw.
+    pub const HARD: &'static [HardCase] = match Self::ALL.split_first() {
+        Some((HardCase::None, rest)) => rest,
+        _ => panic!("HardCase::ALL must start with the plain throw"),
+    };
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
