@@ -1023,6 +1023,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     let near = lab::nearest_truth(&t.truth, &s.found);
                     let rd = p.readers.unwrap_or([[f64::NAN; 3]; 2]);
                     let sr = p.stick.unwrap_or([f64::NAN; 3]);
+                    let (inside, corner) = s.inside_mat(&d.calibration.mat);
                     writeln!(
                         w,
                         "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?}",
@@ -1057,8 +1058,8 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                         p.mark.unwrap_or(f64::NAN),
                         t.truth.mark_covered,
                         v.reasons.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join("|"),
-                        d.calibration.mat.inside_by(s.center_cm),
-                        s.corners_cm.iter().map(|c| d.calibration.mat.inside_by(*c)).fold(f64::MAX, f64::min),
+                        inside,
+                        corner,
                         near.map_or(f64::NAN, |n| d.calibration.mat.inside_by(n.0.center_cm)),
                         near.map(|n| n.0.placement),
                     )?;

@@ -71,6 +71,17 @@ fn no_features() -> [f32; N_FEATURES] {
 }
 
 impl Measured {
+    /// How far inside the edge of `mat` (cm, negative outside) its centre
+    /// and its outermost corner lie: what its placement is judged by.
+    pub fn inside_mat(&self, mat: &calibrate::MatSpec) -> (f64, f64) {
+        let corner = self
+            .corners_cm
+            .iter()
+            .map(|c| mat.inside_by(*c))
+            .fold(f64::MAX, f64::min);
+        (mat.inside_by(self.center_cm), corner)
+    }
+
     /// Compute the features again from the stored patch (after a dump is read,
     /// or after `features` changed). `others`: the other sticks of the frame.
     pub fn refresh_features(&mut self, others: &[Found]) {

@@ -546,15 +546,18 @@ pub fn judge_with(
     let crossed: Vec<bool> = covered.iter().map(|c| *c > th.crossed).collect();
     let read_front: Vec<bool> = probs.iter().map(|p| p.front >= p.back).collect();
     let certain: Vec<bool> = probs.iter().map(reader_certain).collect();
+    // A lone piece far shorter than a stick: part of one (the rest hidden,
+    // or read as mat) or a stick on its end. The stick reader read such a
+    // piece round at 0.95 (a silent 도 for 개: two pieces of one stick
+    // counted as two sticks, the fourth stick, on its edge, not found).
+    let piece: Vec<bool> = sticks
+        .iter()
+        .map(|s| !s.found.shared && s.found.length / s.nominal.0 < FRAGMENT_LENGTH)
+        .collect();
     let short_pair = pair_covers_too_little(taught, &found, &read_front, &certain);
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let neither = neither_of(p, &s.found);
-        let inside = cal.mat.inside_by(s.center_cm);
-        let min_corner = s
-            .corners_cm
-            .iter()
-            .map(|c| cal.mat.inside_by(*c))
-            .fold(f64::MAX, f64::min);
+        let (inside, min_corner) = s.inside_mat(&cal.mat);
         let (placement, pconf) = if inside < -LINE_MARGIN_CM {
             (Placement::OffMat, 1.0)
         } else if inside <= LINE_MARGIN_CM {
@@ -611,12 +614,7 @@ pub fn judge_with(
         // (25 of 807 clear validation throws and 8 of 547 development
         // ones, none of them wrong without the guards, ADR 0047).
         let guarded = p.stick.is_none();
-        // A lone piece far shorter than a stick: part of one (the rest
-        // hidden, or read as mat) or a stick on its end. The stick reader
-        // read such a piece round at 0.95 (a silent 도 for 개: two pieces of
-        // one stick counted as two sticks, the fourth stick, on its edge,
-        // not found).
-        let fragment = !s.found.shared && s.found.length / s.nominal.0 < FRAGMENT_LENGTH;
+        let fragment = piece[i];
         let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
         let disagrees =
             guarded && crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
@@ -786,15 +784,11 @@ pub fn judge_with(
         // And none at all when what lies off the mat is a whole stick and
         // the four sticks are all there: no face, mark or place of the
         // others can change 낙.
-        let length: Vec<f64> = sticks
-            .iter()
-            .map(|s| s.found.length / s.nominal.0)
-            .collect();
         let off: Vec<bool> = readings
             .iter()
             .map(|r| r.placement == Placement::OffMat)
             .collect();
-        if whole_stick_off(&found, &length, &off) {
+        if whole_stick_off(&found, &piece, &off) {
             reasons.clear();
         }
     } else if conf < th.min_conf && reasons.is_empty() {
@@ -823,15 +817,15 @@ const ONE_STICK_BLOB: f64 = 1.7;
 /// piece or a fifth thing off the mat may be no stick (a piece of a stick
 /// on the mat was once found far beyond it), so then the count still sends
 /// the throw to the referee.
-/// (`length`: each stick's fitted length over the taught one; `off`: which
+/// (`piece`: which are lone pieces under `FRAGMENT_LENGTH`; `off`: which
 /// lie clearly off the mat.)
-fn whole_stick_off(found: &[Found], length: &[f64], off: &[bool]) -> bool {
+fn whole_stick_off(found: &[Found], piece: &[bool], off: &[bool]) -> bool {
     let mut count = 0;
     let mut whole_off = false;
     for (i, s) in found.iter().enumerate() {
         if !off[i] || !s.shared {
             count += 1;
-            whole_off |= off[i] && length[i] >= FRAGMENT_LENGTH;
+            whole_off |= off[i] && !piece[i];
             continue;
         }
         let blob: Vec<usize> = (0..found.len())
@@ -1244,16 +1238,16 @@ mod tests {
     #[test]
     fn a_whole_stick_off_the_mat_among_four_makes_it_nak_whatever_else_is_in_doubt() {
         let on = |x: f64| stick([x, 100.0], 30.0, false, 1.0);
-        let whole = [1.0; 5];
+        let no_piece = [false; 5];
         // Three on the mat, one whole stick off it.
         let four = [on(100.0), on(200.0), on(300.0), on(900.0)];
         let off = [false, false, false, true];
-        assert!(whole_stick_off(&four, &whole, &off));
+        assert!(whole_stick_off(&four, &no_piece, &off));
         // Nothing off the mat: nothing to settle.
-        assert!(!whole_stick_off(&four, &whole, &[false; 4]));
+        assert!(!whole_stick_off(&four, &no_piece, &[false; 4]));
         // Off the mat only a piece (fitted at a fifth of a stick long): a
         // piece of a stick on the mat was once found far beyond it.
-        assert!(!whole_stick_off(&four, &[1.0, 1.0, 1.0, 0.2], &off));
+        assert!(!whole_stick_off(&four, &[false, false, false, true], &off));
         // Look 600037, throw 0: one stick and its shadow beyond the mat,
         // split into two side by side (1.53 stick areas): one stick.
         let split = [
@@ -1264,22 +1258,22 @@ mod tests {
             stick([905.0, 110.0], 30.0, true, 1.53),
         ];
         let off5 = [false, false, false, true, true];
-        assert!(whole_stick_off(&split, &whole, &off5));
+        assert!(whole_stick_off(&split, &no_piece, &off5));
         // Four on the mat and a fifth thing off it: maybe no stick.
         let five = [on(100.0), on(200.0), on(300.0), on(400.0), on(900.0)];
         assert!(!whole_stick_off(
             &five,
-            &whole,
+            &no_piece,
             &[false, false, false, false, true]
         ));
         // A blob off the mat the size of two sticks counts as two.
         let mut two_off = split;
         two_off[3].blob_ratio = 2.1;
         two_off[4].blob_ratio = 2.1;
-        assert!(!whole_stick_off(&two_off, &whole, &off5));
+        assert!(!whole_stick_off(&two_off, &no_piece, &off5));
         // Three sticks found, one of them off the mat: the fourth is not
         // accounted for.
-        assert!(!whole_stick_off(&four[1..], &whole, &off[1..]));
+        assert!(!whole_stick_off(&four[1..], &no_piece, &off[1..]));
     }
 
     #[test]
