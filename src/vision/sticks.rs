@@ -356,10 +356,11 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
         // swelled (a shadow, one raised on the other) fitted as three is a
         // throw of five sticks. A third stick is still laid where much of
         // the blob is left unexplained ([`fit_rects`]).
+        let by_area = (ratio / 0.95).round() as usize;
         let k = if ratio < TWO_STICKS_UP_TO {
-            ((ratio / 0.95).round() as usize).clamp(1, 2)
+            by_area.clamp(1, 2)
         } else {
-            ((ratio / 0.95).round() as usize).clamp(3, 5)
+            by_area.clamp(3, 5)
         };
         let fits = fit_rects(&blob, k, l, wd)?;
         for (cc, dir, width) in fits {
