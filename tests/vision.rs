@@ -431,13 +431,41 @@ fn the_mark_of_a_stick_lying_on_top_of_another_is_read_where_they_cross() {
 fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber
     // mat; the model reads a taught stick as its own face at about 35 %.
-    let (taught, set) = taught_set(&Look::random(1_001_203, 1280, 720));
-    let err = vision::check_readable(&model(), &taught, &set).unwrap_err();
+    let (mut taught, set) = taught_set(&Look::random(1_001_203, 1280, 720));
+    let err = vision::check_readable(&model(), &mut taught, &set).unwrap_err();
     assert!(
         matches!(err, vision::TeachError::Unreadable(w) if w < vision::UNREADABLE),
         "{err}"
     );
     assert!(err.to_string().contains("cannot tell the two faces apart"));
+}
+
+#[test]
+fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
+    // Held-out look 1004140: a faint mark the stick reader's mark head reads
+    // on the taught marked stick at about 0.01. In play it read 9 of 29
+    // marked flat faces as unmarked, sure, one of them a plain 뒷도 called
+    // 도. There the taught mark score tells the marked stick.
+    let model = model();
+    let (mut faint, set) = taught_set(&Look::random(1_004_140, 1280, 720));
+    let (marked, _) = vision::taught_mark_reads(&model, &faint, &set)
+        .unwrap()
+        .expect("the shipped model has a stick reader");
+    assert!(marked < 1.0 - vision::MARK_NEED, "{marked}");
+    vision::check_readable(&model, &mut faint, &set).unwrap();
+    assert!(!faint.reader_reads_mark);
+    assert!(vision::teach_notes(1.0, &faint)
+        .iter()
+        .any(|n| n.contains("does not tell the marked stick")));
+    // The next look reads its mark: the head decides there.
+    let (mut clear, set) = taught_set(&Look::random(1_004_141, 1280, 720));
+    let (marked, other) = vision::taught_mark_reads(&model, &clear, &set)
+        .unwrap()
+        .unwrap();
+    assert!(marked >= vision::MARK_NEED && other <= 1.0 - vision::MARK_NEED);
+    vision::check_readable(&model, &mut clear, &set).unwrap();
+    assert!(clear.reader_reads_mark);
+    assert!(vision::teach_notes(1.0, &clear).is_empty());
 }
 
 /// Without its model file a station reads with the taught-faces rule, which

@@ -161,7 +161,8 @@ def main():
     ap.add_argument("--eval", nargs="*", default=[], help="exported folders to report on (never learned from)")
     ap.add_argument("--probs", help="with --eval: write each stick's reading as CSV")
     ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--width", type=int, default=16)
+    ap.add_argument("--width", type=int, default=24,
+                    help="planes of the first convolutions (round 14-17: 16; with --init, the init's)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--init", help="an ONNX reader to start from (its weights; go on learning from new looks)")
@@ -177,10 +178,13 @@ def main():
     print(f"learning from {len(labelled)} sticks (front {counts[0]}, back {counts[1]}, neither {counts[2]}) "
           f"of {len(data['taught'])} looks")
     ev = load(a.eval) if a.eval else None
-    net = Reader(a.width)
-    if a.init:
-        net.load_state_dict(onnx_weights(a.init))
-        print(f"starting from {a.init}")
+    init = onnx_weights(a.init) if a.init else None
+    # A reader goes on learning at its own width.
+    width = init["c1.weight"].shape[0] if init is not None else a.width
+    net = Reader(width)
+    if init is not None:
+        net.load_state_dict(init)
+        print(f"starting from {a.init} (width {width})")
     bs = 128
     steps = a.epochs * ((len(labelled) + bs - 1) // bs)
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)

@@ -172,9 +172,10 @@ pub struct EvalArgs {
     #[arg(long)]
     csv: Option<PathBuf>,
     /// With `--from-dump`: read each stick's face probabilities from this CSV
-    /// (`look,throw,stick,front,back,neither[,mark]`, as
-    /// `tools/train_reader.py --probs` writes) instead of the model, to judge
-    /// another reader's output under the shipped verdict (experiments).
+    /// (`look,throw,stick,front,back,neither,mark`, as
+    /// `tools/train_reader.py --probs` writes) in place of the stick reader's,
+    /// laid beside the forest and the net as the station combines them, to
+    /// judge another reader's output under the shipped verdict (experiments).
     #[arg(long)]
     probs: Option<PathBuf>,
 }
@@ -413,9 +414,9 @@ fn run_teach(a: TeachArgs) -> Result<()> {
     );
     let refused = |e: vision::TeachError| InputError(format!("teaching refused: {e}"));
     let set = vision::teach_measure(&profile.calibration, &empty, &f, &b, &m).map_err(refused)?;
-    let taught = set.learn().map_err(refused)?;
+    let mut taught = set.learn().map_err(refused)?;
     let worst =
-        vision::check_readable(&load_classifier(&a.model)?, &taught, &set).map_err(refused)?;
+        vision::check_readable(&load_classifier(&a.model)?, &mut taught, &set).map_err(refused)?;
     println!(
         "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3}); faces read on the taught sticks at {:.0} % or better",
         taught.length_cm,
@@ -981,12 +982,12 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     };
     for f in &files {
         let d = lab::LookDump::read(f)?;
-        let Ok(taught) = d.teach.learn() else {
+        let Ok(mut taught) = d.teach.learn() else {
             continue;
         };
         // As the rendering run did: a station that cannot read its own
         // teaching pictures refuses to be taught.
-        if vision::check_readable(&classifier, &taught, &d.teach).is_err() {
+        if vision::check_readable(&classifier, &mut taught, &d.teach).is_err() {
             continue;
         }
         let looks = taught
@@ -996,21 +997,29 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         let mut look_probs = Vec::new();
         let (clear_before, right_before) = (tally.clear, tally.clear_right);
         for (k, t) in d.throws.iter().enumerate() {
-            let mut probs = classifier.read(&taught, looks.as_ref(), &t.sticks)?;
-            if let Some(table) = &given_probs {
-                for (i, p) in probs.iter_mut().enumerate() {
-                    let key = (d.seed, k, i);
-                    let q = table.get(&key).with_context(|| {
-                        format!("--probs has no row for look {} throw {k} stick {i}", d.seed)
-                    })?;
-                    // Judged as the stick reader's reading (its bars).
-                    *p = classify::FaceProbs {
-                        mark: q.1,
-                        stick: Some(q.0),
-                        ..classify::FaceProbs::single(q.0)
-                    };
-                }
-            }
+            let probs = match &given_probs {
+                None => classifier.read(&taught, looks.as_ref(), &t.sticks)?,
+                // Another reader's output laid beside the forest and the net,
+                // combined as the station combines its own stick reader.
+                Some(table) => t
+                    .sticks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        let q = table.get(&(d.seed, k, i)).with_context(|| {
+                            format!("--probs has no row for look {} throw {k} stick {i}", d.seed)
+                        })?;
+                        let read = vision::reader::StickRead {
+                            faces: q.0,
+                            mark: q.1,
+                        };
+                        Ok(classify::with_stick_reader(
+                            classifier.probs(&taught, &s.features)?,
+                            read,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
             let v = vision::judge_with(
                 &d.calibration,
                 &taught,
@@ -1181,7 +1190,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
 
 /// Given readings (`eval --from-dump --probs`): each stick's (front, back,
 /// neither) and, where given, its mark, by (look seed, throw, stick).
-type GivenProbs = std::collections::HashMap<(u64, usize, usize), ([f64; 3], Option<f64>)>;
+type GivenProbs = std::collections::HashMap<(u64, usize, usize), ([f64; 3], f64)>;
 
 /// `eval --from-dump --probs`: read the given readings' CSV.
 fn read_probs(path: &Path) -> Result<GivenProbs> {
@@ -1192,19 +1201,18 @@ fn read_probs(path: &Path) -> Result<GivenProbs> {
         let v: Vec<&str> = line.split(',').collect();
         let bad = || {
             InputError(format!(
-                "{}:{}: expected look,throw,stick,front,back,neither[,mark]",
+                "{}:{}: expected look,throw,stick,front,back,neither,mark",
                 path.display(),
                 n + 1
             ))
         };
-        if v.len() != 6 && v.len() != 7 {
+        if v.len() != 7 {
             return Err(bad().into());
         }
         let num = |i: usize| v[i].trim().parse::<f64>().map_err(|_| bad());
-        let mark = if v.len() == 7 { Some(num(6)?) } else { None };
         table.insert(
             (num(0)? as u64, num(1)? as usize, num(2)? as usize),
-            ([num(3)?, num(4)?, num(5)?], mark),
+            ([num(3)?, num(4)?, num(5)?], num(6)?),
         );
     }
     Ok(table)
@@ -1393,19 +1401,26 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
     let cal =
         calibrate(&empty, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?;
     let img = |n: &str| read_image(&find(n));
-    let taught = vision::teach(
+    let refused = |e: vision::TeachError| InputError(format!("teaching refused: {e}"));
+    let set = vision::teach_measure(
         &cal,
         &empty,
         &img("teach_front")?,
         &img("teach_back")?,
         &img("teach_marked")?,
     )
-    .map_err(|e| InputError(format!("teaching refused: {e}")))?;
+    .map_err(refused)?;
+    let mut taught = set.learn().map_err(refused)?;
+    let classifier = load_classifier(model)?;
+    // As `teach` does: refused if unreadable, the mark head checked.
+    if !classifier.is_taught_rule() {
+        vision::check_readable(&classifier, &mut taught, &set).map_err(refused)?;
+    }
     println!(
         "photoreal: calibrated (lens k {:.3}), taught sticks {:.1} × {:.1} cm",
         cal.map.lens.k, taught.length_cm, taught.width_cm
     );
-    let det = Detector::new(cal, taught, empty, load_classifier(model)?)?;
+    let det = Detector::new(cal, taught, empty, classifier)?;
     let truth_text = std::fs::read_to_string(dir.join("truth.jsonl"))?;
     let mut tally = Tally::default();
     let (mut faces_right, mut faces_total, mut found_total) = (0, 0, 0);

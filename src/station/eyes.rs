@@ -351,7 +351,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Ok(s) => s,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
-    let taught = match set.learn() {
+    let mut taught = match set.learn() {
         Ok(t) => t,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
@@ -360,7 +360,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Err(e) => return reply(false, e.to_string(), checks),
     };
     let mut message = String::from("profile taught");
-    let note = match vision::check_readable(&classifier, &taught, &set) {
+    let note = match vision::check_readable(&classifier, &mut taught, &set) {
         Ok(worst) => vision::teach_notes(worst, &taught),
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };

@@ -55,12 +55,12 @@ pub fn simulated_station(
         &teach("marked")?,
     )
     .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    let taught = set.learn().map_err(|e| anyhow::anyhow!("teach: {e}"))?;
+    let mut taught = set.learn().map_err(|e| anyhow::anyhow!("teach: {e}"))?;
     // A station reading with a model refuses a stick set it cannot read, as
     // `teach` does; the stations that render training throws read with the
     // taught-faces rule and learn from every look.
     if !classifier.is_taught_rule() {
-        vision::check_readable(&classifier, &taught, &set)
+        vision::check_readable(&classifier, &mut taught, &set)
             .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
     }
     Ok((Detector::new(cal, taught, empty, classifier)?, set))

@@ -23,7 +23,7 @@ mod verdict;
 
 pub use verdict::{
     judge, judge_with, Doubt, Face, Placement, Reason, StickReading, Thresholds, Verdict, CROSSED,
-    FACE_CALL,
+    FACE_CALL, MARK_NEED,
 };
 
 use calibrate::Calibration;
@@ -367,6 +367,59 @@ pub fn readability(
     Ok(worst)
 }
 
+/// The stick reader's mark head on the taught sticks, each read beside
+/// taught faces made without it (as [`readability`]): its certainty on the
+/// marked stick (the smaller of its readings in the front and the marked
+/// pictures) and the largest on the three unmarked flat faces. `None`
+/// without a stick reader.
+pub fn taught_mark_reads(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+) -> opencv::Result<Option<(f64, f64)>> {
+    if !classifier.has_stick_reader() || set.front.is_empty() {
+        return Ok(None);
+    }
+    let read = |s: &Measured| -> opencv::Result<f64> {
+        let looks = reader::TaughtLooks::from_patches(
+            patches_but_nearest(&set.front, s.center_cm),
+            patches_but_nearest(&set.back, s.center_cm),
+        );
+        Ok(
+            classifier.read(taught, Some(&looks), std::slice::from_ref(s))?[0]
+                .mark
+                .unwrap_or(0.5),
+        )
+    };
+    // The flat face of the marked picture: the one read most surely flat.
+    let mut flat = None;
+    let mut best = f64::MIN;
+    for s in &set.marked {
+        let p = classifier.probs(taught, &s.features)?.front;
+        if p > best {
+            best = p;
+            flat = Some(s);
+        }
+    }
+    let Some(flat) = flat else {
+        return Ok(None);
+    };
+    let d = |s: &Measured| {
+        (s.center_cm[0] - flat.center_cm[0]).hypot(s.center_cm[1] - flat.center_cm[1])
+    };
+    let nearest = (0..set.front.len())
+        .min_by(|&i, &j| d(&set.front[i]).total_cmp(&d(&set.front[j])))
+        .unwrap_or(0);
+    let marked = read(flat)?.min(read(&set.front[nearest])?);
+    let mut other = 0.0f64;
+    for (i, s) in set.front.iter().enumerate() {
+        if i != nearest {
+            other = other.max(read(s)?);
+        }
+    }
+    Ok(Some((marked, other)))
+}
+
 /// What the set-up crew should hear about a station's readability, if
 /// anything (on generated looks, stations under 0.8 referred most throws).
 /// Under this readability ([`readability`]) teaching is refused: the reader
@@ -377,15 +430,21 @@ pub fn readability(
 /// made none (every stored held-out, development and validation look).
 pub const UNREADABLE: f64 = 0.5;
 
-/// [`readability`], refused under [`UNREADABLE`].
+/// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
+/// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):
+/// it must read the taught marked stick as marked, and the other three flat
+/// faces as unmarked, at the certainty a call needs ([`MARK_NEED`]).
 pub fn check_readable(
     classifier: &Classifier,
-    taught: &Taught,
+    taught: &mut Taught,
     set: &TeachSet,
 ) -> Result<f64, TeachError> {
     let worst = readability(classifier, taught, set)?;
     if worst < UNREADABLE {
         return Err(TeachError::Unreadable(worst));
+    }
+    if let Some((marked, other)) = taught_mark_reads(classifier, taught, set)? {
+        taught.reader_reads_mark = marked >= MARK_NEED && other <= 1.0 - MARK_NEED;
     }
     Ok(worst)
 }
@@ -400,6 +459,12 @@ pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
             "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect many throws to go to the referee; light the mat more from one side, or sharpen the focus, and teach again",
             worst * 100.0
         ));
+    }
+    if !taught.reader_reads_mark && taught.mark_distinct() {
+        notes.push(
+            "the stick reader does not tell the marked stick from the others here: the mark is judged from how dark it is against the taught faces, and more 도 and 뒷도 may go to the referee; a larger or darker mark lets it read the mark"
+                .to_string(),
+        );
     }
     if !taught.mark_distinct() {
         notes.push(
@@ -615,6 +680,7 @@ pub fn learn(
         back_shading,
         front_area,
         back_area,
+        reader_reads_mark: true,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
     };
     // The marked stick is the one that turned over between the back picture

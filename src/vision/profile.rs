@@ -51,12 +51,24 @@ pub struct Taught {
     pub front_area: f32,
     #[serde(default)]
     pub back_area: f32,
+    /// Whether the stick reader's mark head told the taught marked stick from
+    /// the three other flat faces at teaching, each read beside taught faces
+    /// made without it (`vision::check_readable`). Where it did not, the
+    /// marked stick is told by the taught mark score instead (its head read a
+    /// station's faint mark as no mark, at 0.01: a silent 도 for 뒷도; ADR
+    /// 0052). Profiles taught before this was checked trust it.
+    #[serde(default = "trusted")]
+    pub reader_reads_mark: bool,
     /// The taught sticks as the camera saw them, for the stick reader
     /// (`vision::reader`). Not in the TOML: kept beside it as a picture
     /// (`Profile::taught_image`). Profiles taught before the reader have
     /// none, and are read by the forest and the net alone.
     #[serde(skip)]
     pub seen: Option<super::reader::TaughtSticks>,
+}
+
+fn trusted() -> bool {
+    true
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -283,6 +295,7 @@ mod tests {
             back_shading: fit_back_shading(&backs.iter().map(|f| &f[..]).collect::<Vec<_>>()),
             front_area: 1.0,
             back_area: 1.0,
+            reader_reads_mark: true,
             seen: None,
         }
     }

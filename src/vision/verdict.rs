@@ -134,8 +134,11 @@ pub const FACE_CALL: f64 = 0.9;
 /// 0.85 called 37 more clear throws than 0.9 with the same 4 silent errors,
 /// 0.8 46 more and none new, 0.75 two new ones: lone round faces the stick
 /// reader read flat at 0.79 and 0.75 (look 600034). 0.85 keeps a margin over
-/// those (ADR 0049).
-pub const READER_FACE_CALL: f64 = 0.85;
+/// those (ADR 0049). Raised to 0.9 with the wider reader of round 18: it
+/// read a lone round face flat at 0.89, with the forest and the net, on a
+/// held-out look (a silent 개 for 도); 0.9 called 3 fewer of the 2,200 clear
+/// held-out throws (ADR 0052).
+pub const READER_FACE_CALL: f64 = 0.9;
 /// A lone stick is also read under `FACE_CALL` when both readers lean the
 /// same way, each on its own, and the taught set does not lean the other
 /// (ADR 0043): the net at `NET_SURE` or more, the forest at `FOREST_LEANS`
@@ -703,7 +706,12 @@ pub fn judge_with(
         if p.front > p.back {
             // The stick reader's own reading of the mark where it read (its
             // certainty, 0..1), else the taught mark score.
-            front_up.push((i, p.mark.unwrap_or_else(|| mark_score(&s.features) as f64)));
+            front_up.push((
+                i,
+                p.mark
+                    .filter(|_| taught.reader_reads_mark)
+                    .unwrap_or_else(|| mark_score(&s.features) as f64),
+            ));
         }
         let c = if placement == Placement::OffMat {
             pconf
@@ -728,7 +736,7 @@ pub fn judge_with(
     let mut marked_up = false;
     // Where the stick reader read, its mark head gives the certainty; else
     // the taught mark score, through a logistic about the taught threshold.
-    let learned = probs.iter().all(|p| p.mark.is_some());
+    let learned = taught.reader_reads_mark && probs.iter().all(|p| p.mark.is_some());
     if let Some(&(i, m)) = front_up.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
         let thr = taught.mark_threshold as f64;
         let margin = (taught.mark_margin as f64).max(0.02);
@@ -1052,6 +1060,7 @@ mod tests {
             back_shading: [0.0; 4],
             front_area,
             back_area,
+            reader_reads_mark: true,
             seen: None,
         }
     }
