@@ -343,28 +343,28 @@ pub fn readability(
     if !classifier.has_stick_reader() {
         return Ok(worst);
     }
-    for (own, other, front) in [
-        (&set.front, &set.back, true),
-        (&set.back, &set.front, false),
-    ] {
-        for k in 0..own.len() {
-            let at = own[k].center_cm;
-            let looks = if front {
-                reader::TaughtLooks::from_patches(
-                    patches_but_nearest(own, at),
-                    patches_but_nearest(other, at),
-                )
-            } else {
-                reader::TaughtLooks::from_patches(
-                    patches_but_nearest(other, at),
-                    patches_but_nearest(own, at),
-                )
-            };
-            let p = classifier.read(taught, Some(&looks), &own[k..=k])?[0];
-            worst = worst.min(if front { p.front } else { p.back });
-        }
+    for s in &set.front {
+        worst = worst.min(read_apart(classifier, taught, set, s)?.front);
+    }
+    for s in &set.back {
+        worst = worst.min(read_apart(classifier, taught, set, s)?.back);
     }
     Ok(worst)
+}
+
+/// A taught stick read beside taught faces made without it and without its
+/// other face (the same stick turned over, in the same place).
+fn read_apart(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+    s: &Measured,
+) -> opencv::Result<classify::FaceProbs> {
+    let looks = reader::TaughtLooks::from_patches(
+        patches_but_nearest(&set.front, s.center_cm),
+        patches_but_nearest(&set.back, s.center_cm),
+    );
+    Ok(classifier.read(taught, Some(&looks), std::slice::from_ref(s))?[0])
 }
 
 /// The stick reader's mark head on the taught sticks, each read beside
@@ -377,39 +377,16 @@ pub fn taught_mark_reads(
     taught: &Taught,
     set: &TeachSet,
 ) -> opencv::Result<Option<(f64, f64)>> {
-    if !classifier.has_stick_reader() || set.front.is_empty() {
+    if !classifier.has_stick_reader() {
         return Ok(None);
     }
+    // The marked stick as teaching found it (`learn`).
+    let Ok((nearest, flat)) = marked_stick(taught, &set.front, &set.back, &set.marked) else {
+        return Ok(None);
+    };
     let read = |s: &Measured| -> opencv::Result<f64> {
-        let looks = reader::TaughtLooks::from_patches(
-            patches_but_nearest(&set.front, s.center_cm),
-            patches_but_nearest(&set.back, s.center_cm),
-        );
-        Ok(
-            classifier.read(taught, Some(&looks), std::slice::from_ref(s))?[0]
-                .mark
-                .unwrap_or(0.5),
-        )
+        Ok(read_apart(classifier, taught, set, s)?.mark.unwrap_or(0.5))
     };
-    // The flat face of the marked picture: the one read most surely flat.
-    let mut flat = None;
-    let mut best = f64::MIN;
-    for s in &set.marked {
-        let p = classifier.probs(taught, &s.features)?.front;
-        if p > best {
-            best = p;
-            flat = Some(s);
-        }
-    }
-    let Some(flat) = flat else {
-        return Ok(None);
-    };
-    let d = |s: &Measured| {
-        (s.center_cm[0] - flat.center_cm[0]).hypot(s.center_cm[1] - flat.center_cm[1])
-    };
-    let nearest = (0..set.front.len())
-        .min_by(|&i, &j| d(&set.front[i]).total_cmp(&d(&set.front[j])))
-        .unwrap_or(0);
     let marked = read(flat)?.min(read(&set.front[nearest])?);
     let mut other = 0.0f64;
     for (i, s) in set.front.iter().enumerate() {
@@ -625,6 +602,56 @@ fn mark_span(views: &[&Measured], bar: f32) -> [f32; 2] {
 /// found within a few per cent of it along their length.
 const MARK_SPAN_PAD: f32 = 0.05;
 
+/// The marked stick: the one in the marked picture `k` that turned over
+/// between the back picture `b` and it (the stick that changed most at the
+/// same place, its features against `taught`'s faces), with the index of the
+/// front picture's stick `f` at its place. Refused when that is more than
+/// half a stick away (the sticks moved).
+fn marked_stick<'a>(
+    taught: &Taught,
+    f: &[Measured],
+    b: &[Measured],
+    k: &'a [Measured],
+) -> Result<(usize, &'a Measured), TeachError> {
+    let z = |s: &Measured| taught.normalise(&s.features[..N_APPEAR]);
+    let change = |s: &Measured| -> f32 {
+        let Some(before) = b.iter().min_by(|x, y| {
+            let d = |t: &Measured| {
+                (t.center_cm[0] - s.center_cm[0]).hypot(t.center_cm[1] - s.center_cm[1])
+            };
+            d(x).total_cmp(&d(y))
+        }) else {
+            return 0.0;
+        };
+        z(s).iter()
+            .zip(z(before))
+            .map(|(p, q)| (p.clamp(-3.0, 3.0) - q.clamp(-3.0, 3.0)).abs())
+            .sum()
+    };
+    let marked_one = k
+        .iter()
+        .max_by(|a, b| change(a).total_cmp(&change(b)))
+        .ok_or(TeachError::NoMark)?;
+    let nearest = f
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let d = |s: &Measured| {
+                (s.center_cm[0] - marked_one.center_cm[0])
+                    .hypot(s.center_cm[1] - marked_one.center_cm[1])
+            };
+            d(a.1).total_cmp(&d(b.1))
+        })
+        .map(|(i, _)| i)
+        .ok_or(TeachError::NoMark)?;
+    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0])
+        .hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
+    if moved > taught.length_cm * 0.5 {
+        return Err(TeachError::Moved);
+    }
+    Ok((nearest, marked_one))
+}
+
 /// The taught set from the measured sticks of the three teach pictures (all
 /// flat faces up, all round faces up, only the marked one flat face up).
 pub fn learn(
@@ -683,44 +710,7 @@ pub fn learn(
         reader_reads_mark: true,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
     };
-    // The marked stick is the one that turned over between the back picture
-    // and the marked picture: the stick that changed most at the same place.
-    let z = |s: &Measured| provisional.normalise(&s.features[..N_APPEAR]);
-    let change = |s: &Measured| -> f32 {
-        let Some(before) = b.iter().min_by(|x, y| {
-            let d = |t: &Measured| {
-                (t.center_cm[0] - s.center_cm[0]).hypot(t.center_cm[1] - s.center_cm[1])
-            };
-            d(x).total_cmp(&d(y))
-        }) else {
-            return 0.0;
-        };
-        z(s).iter()
-            .zip(z(before))
-            .map(|(p, q)| (p.clamp(-3.0, 3.0) - q.clamp(-3.0, 3.0)).abs())
-            .sum()
-    };
-    let marked_one = k
-        .iter()
-        .max_by(|a, b| change(a).total_cmp(&change(b)))
-        .ok_or(TeachError::NoMark)?;
-    let nearest = f
-        .iter()
-        .enumerate()
-        .min_by(|a, b| {
-            let d = |s: &Measured| {
-                (s.center_cm[0] - marked_one.center_cm[0])
-                    .hypot(s.center_cm[1] - marked_one.center_cm[1])
-            };
-            d(a.1).total_cmp(&d(b.1))
-        })
-        .map(|(i, _)| i)
-        .ok_or(TeachError::NoMark)?;
-    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0])
-        .hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
-    if moved > length_cm * 0.5 {
-        return Err(TeachError::Moved);
-    }
+    let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
     let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));
     let m_other = f
         .iter()

@@ -532,6 +532,9 @@ pub fn judge_with(
     let mut readings = Vec::new();
     let mut conf = 1.0f64;
     let mut front_up: Vec<(usize, f64)> = Vec::new();
+    // Whether the stick reader's mark head tells the marked stick: it read,
+    // and at teaching it read the taught marked stick (`check_readable`).
+    let learned = taught.reader_reads_mark && probs.iter().all(|p| p.mark.is_some());
     let mut any_off = false;
     // For the best guess: a centre outside the edge, even within the margin.
     let mut off_guess = false;
@@ -704,12 +707,12 @@ pub fn judge_with(
             });
         }
         if p.front > p.back {
-            // The stick reader's own reading of the mark where it read (its
-            // certainty, 0..1), else the taught mark score.
+            // The stick reader's own reading of the mark where it tells the
+            // marked stick (its certainty, 0..1), else the taught mark score.
             front_up.push((
                 i,
                 p.mark
-                    .filter(|_| taught.reader_reads_mark)
+                    .filter(|_| learned)
                     .unwrap_or_else(|| mark_score(&s.features) as f64),
             ));
         }
@@ -736,7 +739,6 @@ pub fn judge_with(
     let mut marked_up = false;
     // Where the stick reader read, its mark head gives the certainty; else
     // the taught mark score, through a logistic about the taught threshold.
-    let learned = taught.reader_reads_mark && probs.iter().all(|p| p.mark.is_some());
     if let Some(&(i, m)) = front_up.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
         let thr = taught.mark_threshold as f64;
         let margin = (taught.mark_margin as f64).max(0.02);
