@@ -321,14 +321,32 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
 }
 
 #[test]
-fn a_mark_that_hardly_stands_out_sends_every_do_to_the_referee() {
+fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teaching() {
     // Held-out look 1001101: a 6-pixel X on 15 cm sticks; the marked stick's
     // mark score is only 1.2 times an unmarked one's (it once made a silent
     // 도 for 뒷도).
     let look = Look::random(1_001_101, 1280, 720);
-    let (taught, set) = taught_set(&look);
+    let (mut taught, set) = taught_set(&look);
     assert!(!taught.mark_distinct());
-    let worst = vision::readability(&model(), &taught, &set).unwrap();
+    let worst = vision::check_readable(&model(), &mut taught, &set).unwrap();
+    // The stick reader's mark head reads the taught marked stick here, so it
+    // tells 도 from 뒷도 where it is all but certain.
+    assert!(taught.reader_reads_mark);
+    let notes = vision::teach_notes(worst, &taught);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("only where the stick reader is all but certain")),
+        "{notes:?}"
+    );
+    let empty = empty_of(&look);
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let marked = sim::teach_scene(&look, "marked");
+    let d = Detector::new(cal.clone(), taught.clone(), empty.clone(), model()).unwrap();
+    let v = judge_scene(&d, &look, &marked);
+    assert_eq!(v.result, Some(ThrowResult::Backdo), "{v:?}");
+    // Without the mark head's say, every 도 and 뒷도 goes to the referee.
+    taught.reader_reads_mark = false;
     let notes = vision::teach_notes(worst, &taught);
     assert!(
         notes
@@ -336,10 +354,8 @@ fn a_mark_that_hardly_stands_out_sends_every_do_to_the_referee() {
             .any(|n| n.contains("every 도 and 뒷도 goes to the referee")),
         "{notes:?}"
     );
-    let empty = empty_of(&look);
-    let cal = calibrate(&empty, spec(&look)).unwrap();
     let d = Detector::new(cal, taught, empty, model()).unwrap();
-    let v = judge_scene(&d, &look, &sim::teach_scene(&look, "marked"));
+    let v = judge_scene(&d, &look, &marked);
     assert_eq!(v.result, None, "{v:?}");
     assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
     assert_eq!(v.best_guess, ThrowResult::Backdo, "{v:?}");

@@ -444,10 +444,16 @@ pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
         );
     }
     if !taught.mark_distinct() {
-        notes.push(
-            "the mark hardly stands out from the other flat faces here: every 도 and 뒷도 goes to the referee; a larger or darker mark, or the camera closer, lets the station tell them apart"
-                .to_string(),
-        );
+        // Where the stick reader's mark head passed its check at teaching,
+        // it still tells the marked stick when all but certain (ADR 0053).
+        let calls = if taught.reader_reads_mark {
+            "도 and 뒷도 are called only where the stick reader is all but certain of the mark, the rest go to the referee"
+        } else {
+            "every 도 and 뒷도 goes to the referee"
+        };
+        notes.push(format!(
+            "the mark hardly stands out from the other flat faces here: {calls}; a larger or darker mark, or the camera closer, lets the station tell them apart"
+        ));
     }
     notes
 }

@@ -402,8 +402,30 @@ enum PairLie {
 /// development looks from 1003900); where three or more sticks pile up, the finder's
 /// placements are least sure, and the average kept a misfitted stick, read
 /// round at 0.95 by the stick reader, from a silent 모 for 도 (ADR 0048).
+/// One of a pair the stick reader is all but certain of ([`reader_certain`])
+/// takes its own "neither" alone, where the forest and the net, their shares
+/// summed, lean to the same face: beside a neighbour they see part of the
+/// other stick. On the 2,834 held-out throws of rounds 15–16 the stick
+/// reader was that sure of 1,771 sticks of pairs, none wrong and none on its
+/// edge, and the forest's and net's "neither" held 25 of them. On the 28,584
+/// throws of the training looks it called 170 more clear throws and made 2
+/// silent errors, both on pairs the finder misfitted 7–11 px off (read as
+/// the reader saw them, the forest and net leaning with it); where they lean
+/// the other way, 2 more such errors (look 146, throw 19). Not in a pile of
+/// three or more: there it read a stick the finder misfitted 14 px off flat
+/// at 0.9999 round (a silent 개 for 걸 on look 1004152; ADR 0053).
 fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
     match (p.stick, p.readers) {
+        // All but certain, the stick reader alone says how much of "neither"
+        // there is on one of a pair (see the doc above).
+        (Some(own), Some([forest, net]))
+            if s.shared
+                && s.blob_ratio < TWO_STICK_BLOB
+                && reader_certain(p)
+                && (own[0] > own[1]) == (forest[0] + net[0] > forest[1] + net[1]) =>
+        {
+            own[2]
+        }
         (Some(own), Some([forest, net])) if !s.shared || s.blob_ratio < TWO_STICK_BLOB => {
             own[2].max(forest[2].min(net[2]))
         }
@@ -481,7 +503,13 @@ fn pair_covers_too_little(
 /// (else such a throw goes to the referee as `mark_unclear`). On 446 stored
 /// looks of round 15 (10,742 throws), 0.97 called 72 more clear throws and no
 /// throw wrong; the scene of `tests/vision.rs` where the head read a marked
-/// face crossed at its mark as unmarked was at 0.88 (ADR 0048).
+/// face crossed at its mark as unmarked was at 0.88 (ADR 0048). Also the
+/// certainty at which the head alone tells the marked stick where the taught
+/// mark hardly stands out (`Taught::mark_distinct`): on the 28,584 throws of
+/// the training looks that called 14 more clear throws and none wrong, where
+/// the calling bar (`MARK_NEED`) made a silent 도 → 뒷도 at 0.81; on look
+/// 1004150 (its mark check passed) it called 13 more of its 73 clear throws
+/// (ADR 0053).
 const MARK_HIDDEN_NEED: f64 = 0.97;
 
 /// A lone stick fitted under this share of the taught length is a piece,
@@ -777,7 +805,11 @@ pub fn judge_with(
             // Where another stick reaches over the taught mark place, the
             // stick reader's mark head still decides when all but certain.
             let seen = read.is_some() || (learned && mc >= MARK_HIDDEN_NEED);
-            if mc < th.mark_need || !seen || !taught.mark_distinct() {
+            // Where the taught mark hardly stands out, only the stick
+            // reader's mark head tells the marked stick, and only when all
+            // but certain.
+            let told = taught.mark_distinct() || (learned && mc >= MARK_HIDDEN_NEED);
+            if mc < th.mark_need || !seen || !told {
                 reasons.push(Reason::MarkUnclear);
             }
         }
@@ -1099,6 +1131,46 @@ mod tests {
         // Without the stick reader, the average as before.
         let two = crate::vision::classify::combine([0.0, 0.95, 0.05], Some([0.02, 0.5, 0.48]));
         assert_eq!(neither_of(&two, &lone), two.neither);
+    }
+
+    #[test]
+    fn one_of_a_pair_the_stick_reader_is_certain_of_takes_its_own_neither() {
+        // Look 100144, throw 4: a round face touching another, the forest
+        // seeing "neither" at 0.55 and the net at 0.99, the stick reader the
+        // round face at 0.9999 (a clear 개 referred as leaning).
+        let pair_round = three_read(
+            [0.02, 0.4333, 0.5467],
+            [0.0048, 0.0043, 0.9909],
+            [0.0, 0.9999, 0.0001],
+        );
+        let in_pair = stick([100.0, 100.0], 30.0, true, 1.985);
+        assert!(neither_of(&pair_round, &in_pair) < NEITHER_MAX);
+        // Not quite certain: the forest's and net's "neither" still count.
+        let surer = three_read(
+            [0.02, 0.4333, 0.5467],
+            [0.0048, 0.0043, 0.9909],
+            [0.0, 0.985, 0.015],
+        );
+        assert!(neither_of(&surer, &in_pair) >= NEITHER_MAX);
+        // Look 1004152, throw 61: in a pile (blob 2.41) the finder fitted a
+        // flat face 14 px off and the stick reader read it round at 0.9999;
+        // the average's "neither" holds it there.
+        let misfit = three_read(
+            [0.1, 0.5267, 0.3733],
+            [0.066, 0.5511, 0.3829],
+            [0.0, 0.9999, 0.0],
+        );
+        let in_pile = stick([100.0, 100.0], 30.0, true, 2.414);
+        assert!(neither_of(&misfit, &in_pile) >= NEITHER_MAX);
+        // Look 146, throw 19: a pair the finder misfitted 7 px off, read
+        // flat at 0.9975 by the stick reader, the forest and the net leaning
+        // round: their "neither" holds it (it was a silent 걸 for 개).
+        let split = three_read(
+            [0.2667, 0.3667, 0.3666],
+            [0.0321, 0.1108, 0.8571],
+            [0.9975, 0.0017, 0.0008],
+        );
+        assert!(neither_of(&split, &stick([100.0, 100.0], 30.0, true, 2.158)) >= NEITHER_MAX);
     }
 
     #[test]
