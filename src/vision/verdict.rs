@@ -92,10 +92,13 @@ pub enum Doubt {
     /// The stick reader under `READER_SURE` and the forest and net, together,
     /// leaning to the other face ([`readers_split`]).
     ReadersSplit,
+    /// A lone stick the stick reader read whose face the forest gives under
+    /// `FOREST_SAYS` ([`forest_doubts`]).
+    ForestDoubts,
 }
 
 impl Doubt {
-    pub const ALL: [Doubt; 9] = [
+    pub const ALL: [Doubt; 10] = [
         Doubt::Neither,
         Doubt::BelowBar,
         Doubt::ShadingFit,
@@ -105,6 +108,7 @@ impl Doubt {
         Doubt::Overlap,
         Doubt::Fragment,
         Doubt::ReadersSplit,
+        Doubt::ForestDoubts,
     ];
 }
 
@@ -447,6 +451,31 @@ fn readers_split(p: &FaceProbs) -> bool {
     own[0].max(own[1]) < READER_SURE && reads_front != others_front
 }
 
+/// The least share of the forest's votes for the face the stick reader
+/// reads on a lone stick ([`forest_doubts`]). The stick reader and the net
+/// both read the stick's pixels, and on a dim look whose two faces look
+/// alike (1004242, taught faces read at 86 %) both read lone flat faces
+/// round at 0.91–0.99 and more: three silent errors (개 called 도 twice,
+/// 뒷도 once). The forest, which
+/// reads measured features, gave those faces only 0.41–0.66. On the 116
+/// stored held-out and fresh looks of rounds 15–19 (9,134 throws) the
+/// lone sticks read with the forest under 0.7 were 171 right and 9 wrong
+/// (at 0.7 or more: 27,758 right, 1 wrong, a stick on its edge); the guard
+/// referred 87 clear throws there and took out 4 of the 6 silent errors, on
+/// the 28,584 training throws 123 and 2 of 16. At 0.6 it referred 40 fewer
+/// and one more silent error stayed (1004242 throw 52, the forest at 0.66;
+/// ADR 0054).
+const FOREST_SAYS: f64 = 0.7;
+
+/// The stick reader read a face the forest gives under [`FOREST_SAYS`].
+fn forest_doubts(p: &FaceProbs) -> bool {
+    let (Some(own), Some([forest, _])) = (p.stick, p.readers) else {
+        return false;
+    };
+    let k = if own[0] > own[1] { 0 } else { 1 };
+    forest[k] < FOREST_SAYS
+}
+
 /// For each stick, whether it is one of two sticks alone in a blob that
 /// cover too little of the mat for both to lie on the faces the readers see
 /// (`read_front`) (see [`PAIR_AREA`]), and how they lie. Sticks side by side
@@ -700,6 +729,7 @@ pub fn judge_with(
             None => false,
         };
         let split = readers_split(p);
+        let forest_doubts = !s.found.shared && forest_doubts(p);
         let doubts: Vec<Doubt> = [
             (neither >= th.neither_max, Doubt::Neither),
             (best < call, Doubt::BelowBar),
@@ -710,6 +740,7 @@ pub fn judge_with(
             (side_overlap, Doubt::Overlap),
             (fragment, Doubt::Fragment),
             (split, Doubt::ReadersSplit),
+            (forest_doubts, Doubt::ForestDoubts),
         ]
         .into_iter()
         .filter_map(|(applies, d)| applies.then_some(d))
@@ -1171,6 +1202,40 @@ mod tests {
             [0.9975, 0.0017, 0.0008],
         );
         assert!(neither_of(&split, &stick([100.0, 100.0], 30.0, true, 2.158)) >= NEITHER_MAX);
+    }
+
+    #[test]
+    fn a_lone_face_the_forest_hardly_gives_goes_to_the_referee() {
+        // Look 1004242, throw 52: a lone flat face on a dim look whose faces
+        // look alike, read round by the stick reader (0.987) and the net
+        // (0.993); the forest gave round only 0.66 (a silent 도 for 개).
+        let alike = three_read(
+            [0.3333, 0.66, 0.0067],
+            [0.0039, 0.9933, 0.0028],
+            [0.0119, 0.9872, 0.0009],
+        );
+        assert!(forest_doubts(&alike));
+        // The forest at the bar or over it, with the stick reader.
+        let plain = three_read(
+            [0.02, 0.7, 0.28],
+            [0.0039, 0.9933, 0.0028],
+            [0.0119, 0.9872, 0.0009],
+        );
+        assert!(!forest_doubts(&plain));
+        // The forest's share for the face the stick reader reads, not the
+        // one it leans to itself.
+        let flat = three_read(
+            [0.62, 0.36, 0.02],
+            [0.99, 0.005, 0.005],
+            [0.99, 0.005, 0.005],
+        );
+        assert!(forest_doubts(&flat));
+        // Without the stick reader its own bars hold (`FACE_CALL`).
+        let two = crate::vision::classify::combine(
+            [0.3333, 0.66, 0.0067],
+            Some([0.0039, 0.9933, 0.0028]),
+        );
+        assert!(!forest_doubts(&two));
     }
 
     #[test]
