@@ -1222,10 +1222,10 @@ mod tests {
             [0.0119, 0.9872, 0.0009],
         );
         assert!(!forest_doubts(&plain));
-        // The forest's share for the face the stick reader reads, not the
-        // one it leans to itself.
+        // The forest's share for the face the stick reader reads (flat), here
+        // leaning round itself.
         let flat = three_read(
-            [0.62, 0.36, 0.02],
+            [0.1, 0.85, 0.05],
             [0.99, 0.005, 0.005],
             [0.99, 0.005, 0.005],
         );
