@@ -422,11 +422,11 @@ fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
     match (p.stick, p.readers) {
         // All but certain, the stick reader alone says how much of "neither"
         // there is on one of a pair (see the doc above).
-        (Some(own), Some([forest, net]))
+        (Some(own), Some(_))
             if s.shared
                 && s.blob_ratio < TWO_STICK_BLOB
                 && reader_certain(p)
-                && (own[0] > own[1]) == (forest[0] + net[0] > forest[1] + net[1]) =>
+                && others_lean_with_reader(p) =>
         {
             own[2]
         }
@@ -443,12 +443,17 @@ fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
 /// flat at 0.90 where the forest gave it 0.23 and the net 0.5 (a silent 개
 /// for 뒷도, ADR 0048).
 fn readers_split(p: &FaceProbs) -> bool {
+    p.stick
+        .is_some_and(|own| own[0].max(own[1]) < READER_SURE && !others_lean_with_reader(p))
+}
+
+/// Whether the forest and the net, their shares summed, lean to the face the
+/// stick reader reads (true where either is missing: nothing to disagree).
+fn others_lean_with_reader(p: &FaceProbs) -> bool {
     let (Some(own), Some([forest, net])) = (p.stick, p.readers) else {
-        return false;
+        return true;
     };
-    let reads_front = own[0] > own[1];
-    let others_front = forest[0] + net[0] > forest[1] + net[1];
-    own[0].max(own[1]) < READER_SURE && reads_front != others_front
+    (own[0] > own[1]) == (forest[0] + net[0] > forest[1] + net[1])
 }
 
 /// The least share of the forest's votes for the face the stick reader
