@@ -550,38 +550,60 @@ impl Grid {
         u.abs() <= self.l / 2.0 && v.abs() <= w / 2.0
     }
 
-    /// Each pixel of the grid the stick covers, as (x, y, index).
-    fn cover(&self, r: &Placed, mut each: impl FnMut(usize, usize, usize)) {
-        let (c, d, w) = r;
+    /// The rows a stick may cover and the columns around them: its bounding
+    /// box on the grid, `[x0, x1) × [y0, y1)`.
+    fn bounds(&self, (c, d, w): &Placed) -> [usize; 4] {
         let (hl, hw) = (self.l / 2.0, w / 2.0);
-        // The stick's bounding box.
         let ex = hl * d[0].abs() + hw * d[1].abs();
         let ey = hl * d[1].abs() + hw * d[0].abs();
         let x0 = (c[0] - ex).floor().max(0.0) as usize;
         let y0 = (c[1] - ey).floor().max(0.0) as usize;
         let x1 = ((c[0] + ex).ceil().max(-1.0) + 1.0).min(self.bw as f64) as usize;
         let y1 = ((c[1] + ey).ceil().max(-1.0) + 1.0).min(self.bh as f64) as usize;
-        for y in y0..y1 {
-            // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a
-            // pixel wider each side; the exact test decides.
-            let dy = y as f64 - c[1];
-            let (mut lo, mut hi) = (x0 as f64, x1 as f64);
-            for (a, b, h) in [(d[0], dy * d[1], hl), (-d[1], dy * d[0], hw)] {
-                // a·dx + b within ±h.
-                if a.abs() > 1e-9 {
-                    let (p, q) = ((-h - b) / a, (h - b) / a);
-                    lo = lo.max(p.min(q) + c[0] - 1.0);
-                    hi = hi.min(p.max(q) + c[0] + 2.0);
-                }
+        [x0, x1, y0, y1]
+    }
+
+    /// The pixels of row `y` the stick covers, `[xa, xb)` (empty when
+    /// `xa == xb`). They are one run: each of [`Self::covers`]' two tests
+    /// holds on one run of a row (its `u` and `v` grow or shrink steadily
+    /// along the row, rounding included), so the run is found by testing
+    /// inwards from a stretch a pixel wider than the exact one.
+    fn run(&self, r: &Placed, [x0, x1, y0, y1]: [usize; 4], y: usize) -> (usize, usize) {
+        if y < y0 || y >= y1 {
+            return (0, 0);
+        }
+        let (c, d, w) = r;
+        let (hl, hw) = (self.l / 2.0, w / 2.0);
+        // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a pixel
+        // wider each side; the exact test decides.
+        let dy = y as f64 - c[1];
+        let (mut lo, mut hi) = (x0 as f64, x1 as f64);
+        for (a, b, h) in [(d[0], dy * d[1], hl), (-d[1], dy * d[0], hw)] {
+            // a·dx + b within ±h.
+            if a.abs() > 1e-9 {
+                let (p, q) = ((-h - b) / a, (h - b) / a);
+                lo = lo.max(p.min(q) + c[0] - 1.0);
+                hi = hi.min(p.max(q) + c[0] + 2.0);
             }
-            let (xa, xb) = (
-                lo.max(x0 as f64) as usize,
-                hi.min(x1 as f64).max(0.0) as usize,
-            );
-            for x in xa..xb.max(xa) {
-                if self.covers(r, x, y) {
-                    each(x, y, y * self.bw + x);
-                }
+        }
+        let mut xa = lo.max(x0 as f64) as usize;
+        let mut xb = (hi.min(x1 as f64).max(0.0) as usize).max(xa);
+        while xa < xb && !self.covers(r, xa, y) {
+            xa += 1;
+        }
+        while xb > xa && !self.covers(r, xb - 1, y) {
+            xb -= 1;
+        }
+        (xa, xb)
+    }
+
+    /// Each pixel of the grid the stick covers, as (x, y, index).
+    fn cover(&self, r: &Placed, mut each: impl FnMut(usize, usize, usize)) {
+        let b = self.bounds(r);
+        for y in b[2]..b[3] {
+            let (xa, xb) = self.run(r, b, y);
+            for x in xa..xb {
+                each(x, y, y * self.bw + x);
             }
         }
     }
@@ -638,14 +660,27 @@ impl<'a> Coverage<'a> {
 
     /// The score [`Self::shift`] would give, the move not made: only the
     /// pixels one of the two covers and the other does not change.
+    /// Row by row, only the ends of the two runs differ for a small move, so
+    /// this visits the pixels that change, not the whole stick.
     fn moved_score(&self, from: &Placed, to: &Placed) -> f64 {
         let mut score = self.score;
-        for (a, b, on) in [(from, to, false), (to, from, true)] {
-            self.grid.cover(a, |x, y, k| {
-                if !self.grid.covers(b, x, y) {
-                    score += Self::change(self.fg, &self.count, k, on).1;
+        let (bf, bt) = (self.grid.bounds(from), self.grid.bounds(to));
+        for y in bf[2].min(bt[2])..bf[3].max(bt[3]) {
+            let row = y * self.grid.bw;
+            let (f, t) = (self.grid.run(from, bf, y), self.grid.run(to, bt, y));
+            for ((a0, a1), (b0, b1), on) in [(f, t, false), (t, f, true)] {
+                // The run [a0, a1) less [b0, b1): what lies before and after it.
+                let (before, after) = if b0 < b1 {
+                    ((a0, a1.min(b0)), (a0.max(b1), a1))
+                } else {
+                    ((a0, a1), (a1, a1))
+                };
+                for (x0, x1) in [before, after] {
+                    for x in x0..x1 {
+                        score += Self::change(self.fg, &self.count, row + x, on).1;
+                    }
                 }
-            });
+            }
         }
         score
     }
@@ -1021,6 +1056,25 @@ mod tests {
             prop_assert_eq!(tried, cover.shift(&rects[0], &to));
             prop_assert_eq!(score, cover.shift(&to, &rects[0]));
             prop_assert_eq!(count, cover.count);
+        }
+
+        /// The pixels a stick covers, taken run by run, are exactly those
+        /// the pixel test accepts anywhere on the grid (nothing outside its
+        /// runs, nothing missed inside).
+        #[test]
+        fn a_stick_covers_its_runs_and_nothing_else(
+            (x, y, a, w) in (-5.0..65.0f64, -5.0..45.0f64, 0.0..6.3f64, 1.0..9.0f64),
+            l in 3.0..40.0f64,
+        ) {
+            let grid = Grid { bw: 60, bh: 40, l };
+            let r = placed(x, y, a, w);
+            let mut by_runs = Vec::new();
+            grid.cover(&r, |x, y, k| by_runs.push((x, y, k)));
+            let every: Vec<(usize, usize, usize)> = (0..40)
+                .flat_map(|y| (0..60).map(move |x| (x, y, y * 60 + x)))
+                .filter(|&(x, y, _)| grid.covers(&r, x, y))
+                .collect();
+            prop_assert_eq!(by_runs, every);
         }
     }
 
