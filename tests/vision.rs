@@ -668,38 +668,3 @@ fn the_tracker_calls_a_throw_of_thin_sticks() {
     assert_eq!(judged, 1, "{events:?}");
     assert!(!events.contains(&Event::PickedUpBeforeCall), "{events:?}");
 }
-
-#[test]
-fn round_faces_that_barely_differ_from_the_mat_lower_the_station_colour_bar() {
-    use yutstation::vision::sticks::{
-        foreground, to_lab, Reference, COLOUR_BAR, DARK_FACE_SHARE, WHOLE_FACE_SHARE,
-    };
-    // Held-out look 1004183: dark brown round faces on a dark olive mat,
-    // their colour change about the usual bar; at it its round faces fell
-    // apart into pieces and 11–14 of its clear throws went to the referee
-    // as `stick_count`.
-    let look = Look::random(1_004_183, 1280, 720);
-    let (taught, _) = taught_set(&look);
-    assert!(taught.colour_bar < COLOUR_BAR, "{}", taught.colour_bar);
-    // The same sticks turned over: at the usual bar the round faces show
-    // much less than the flat ones, at the station's about as much.
-    let empty = empty_of(&look);
-    let shown = |bar: f64, which: &str| {
-        let at = Reference::new(&empty).unwrap().with_colour_bar(bar);
-        let lab = to_lab(&teach_picture(&look, which)).unwrap();
-        opencv::core::count_non_zero(&foreground(&lab, &at).unwrap()).unwrap() as f64
-    };
-    let flat = shown(COLOUR_BAR, "front");
-    assert!(shown(COLOUR_BAR, "back") < DARK_FACE_SHARE * flat);
-    assert!(shown(taught.colour_bar, "back") >= WHOLE_FACE_SHARE * flat);
-    // A throw of two round faces (throw 11 of `yutstation simulate --look
-    // 1004183`, referred as `stick_count` at the usual bar) is called.
-    let cal = calibrate(&empty, spec(&look)).unwrap();
-    let (scene, truth) = sim::throw_scene(&look, 10 * 7919 + 13, None);
-    let d = Detector::new(cal, taught, empty, model()).unwrap();
-    let v = judge_scene(&d, &look, &scene);
-    assert_eq!(v.result, Some(truth.result), "{v:?}");
-    // Round faces that stand out from the mat keep the usual bar.
-    let (plain, _) = taught_set(&looks()[0]);
-    assert_eq!(plain.colour_bar, COLOUR_BAR);
-}

@@ -150,7 +150,7 @@ pub fn measure_placed(
         })
         .collect();
     if sc < 1.0 {
-        refit_split(frame, empty, reference.colour_bar, &mut found, &size_at)?;
+        refit_split(frame, empty, &mut found, &size_at)?;
     }
     found.iter_mut().for_each(|s| place(s, size_at(s.center)));
     found
@@ -179,7 +179,6 @@ pub fn measure_placed(
 fn refit_split(
     frame: &Mat,
     empty: &Mat,
-    colour_bar: f64,
     found: &mut [Found],
     size_at: &dyn Fn([f64; 2]) -> (f64, f64),
 ) -> opencv::Result<()> {
@@ -221,10 +220,7 @@ fn refit_split(
         let empty_crop = Mat::roi(empty, roi)?.try_clone()?;
         let frame_crop = Mat::roi(frame, roi)?.try_clone()?;
         let crop = bridge(
-            &foreground(
-                &to_lab(&frame_crop)?,
-                &Reference::new(&empty_crop)?.with_colour_bar(colour_bar),
-            )?,
+            &foreground(&to_lab(&frame_crop)?, &Reference::new(&empty_crop)?)?,
             wd,
         )?;
         let mut group: Vec<Found> = members.iter().map(|&j| found[j]).collect();
@@ -244,7 +240,7 @@ impl Detector {
         classifier: Classifier,
     ) -> opencv::Result<Detector> {
         Ok(Detector {
-            reference: Reference::new(&empty)?.with_colour_bar(taught.colour_bar),
+            reference: Reference::new(&empty)?,
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,
@@ -503,30 +499,17 @@ pub struct TeachSet {
     pub front: Vec<Measured>,
     pub back: Vec<Measured>,
     pub marked: Vec<Measured>,
-    /// The station's colour bar the sticks were found with
-    /// ([`sticks::station_colour_bar`]); sets stored before it was learned
-    /// were found at the usual one.
-    #[serde(default = "usual_colour_bar")]
-    pub colour_bar: f64,
-}
-
-fn usual_colour_bar() -> f64 {
-    sticks::COLOUR_BAR
 }
 
 impl TeachSet {
     pub fn learn(&self) -> Result<Taught, TeachError> {
-        let taught = learn(
+        learn(
             &self.front,
             &self.back,
             &self.marked,
             self.length_cm,
             self.width_cm,
-        )?;
-        Ok(Taught {
-            colour_bar: self.colour_bar,
-            ..taught
-        })
+        )
     }
 }
 
@@ -538,18 +521,7 @@ pub fn teach_measure(
     back: &Mat,
     marked: &Mat,
 ) -> Result<TeachSet, TeachError> {
-    // Round faces that barely differ from the mat lower the station's colour
-    // bar (the same sticks, turned over in place, must show about as much).
-    let usual = Reference::new(empty)?;
-    let (front_lab, back_lab) = (to_lab(front)?, to_lab(back)?);
-    let colour_bar = sticks::station_colour_bar(|bar| {
-        let at = Reference::new(empty)?.with_colour_bar(bar);
-        let area = |lab: &Mat| -> opencv::Result<f64> {
-            Ok(opencv::core::count_non_zero(&foreground(lab, &at)?)? as f64)
-        };
-        Ok((area(&front_lab)?, area(&back_lab)?))
-    })?;
-    let reference = usual.with_colour_bar(colour_bar);
+    let reference = Reference::new(empty)?;
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
         let centre = cal.map.to_px([0.0, 0.0]);
@@ -611,7 +583,6 @@ pub fn teach_measure(
         front: feats("front", front)?,
         back: feats("back", back)?,
         marked: feats("marked", marked)?,
-        colour_bar,
     })
 }
 
@@ -743,7 +714,6 @@ pub fn learn(
         front_area,
         back_area,
         reader_reads_mark: true,
-        colour_bar: sticks::COLOUR_BAR,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
