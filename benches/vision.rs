@@ -37,16 +37,16 @@ fn station(look: &Look) -> (Detector, Vec<Mat>) {
     let spec: MatSpec = look.mat_arg().parse().unwrap();
     let cal = calibrate(&empty, spec).expect("the bench looks calibrate");
     let teach = |w: &str| render(look, &sim::teach_scene(look, w));
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
+    let classifier = Classifier::load(model).expect("the default model ships in models/");
     let taught = vision::teach(
         &cal,
         &empty,
-        &teach("front"),
-        &teach("back"),
-        &teach("marked"),
+        [&teach("front"), &teach("back"), &teach("marked")],
+        Some(&classifier),
     )
-    .expect("the bench looks teach");
-    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
-    let classifier = Classifier::load(model).expect("the default model ships in models/");
+    .expect("the bench looks teach")
+    .taught;
     let frames = HardCase::ALL
         .iter()
         .enumerate()

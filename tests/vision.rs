@@ -83,11 +83,11 @@ fn try_station(look: &Look) -> Result<Detector, String> {
     let taught = vision::teach(
         &cal,
         &empty,
-        &teach("front"),
-        &teach("back"),
-        &teach("marked"),
+        [&teach("front"), &teach("back"), &teach("marked")],
+        None,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?
+    .taught;
     Ok(Detector::new(cal, taught, empty, model()).unwrap())
 }
 
@@ -225,7 +225,13 @@ fn teaching_refuses_a_picture_without_four_sticks() {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
     let teach = |w: &str| teach_picture(look, w);
-    let r = vision::teach(&cal, &empty, &empty, &teach("back"), &teach("marked"));
+    let r = vision::teach(
+        &cal,
+        &empty,
+        [&empty, &teach("back"), &teach("marked")],
+        None,
+    )
+    .map(|t| t.taught);
     assert!(
         matches!(r, Err(vision::TeachError::StickCount("front", 0))),
         "{r:?}"
@@ -297,15 +303,14 @@ fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet) {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
     let teach = |w: &str| teach_picture(look, w);
-    let set = vision::teach_measure(
+    let t = vision::teach(
         &cal,
         &empty,
-        &teach("front"),
-        &teach("back"),
-        &teach("marked"),
+        [&teach("front"), &teach("back"), &teach("marked")],
+        None,
     )
     .unwrap();
-    (set.learn().unwrap(), set)
+    (t.taught, t.set)
 }
 
 #[test]
@@ -667,4 +672,61 @@ fn the_tracker_calls_a_throw_of_thin_sticks() {
         .count();
     assert_eq!(judged, 1, "{events:?}");
     assert!(!events.contains(&Event::PickedUpBeforeCall), "{events:?}");
+}
+
+#[test]
+fn round_faces_that_barely_differ_from_the_mat_lower_the_station_colour_bar() {
+    use yutstation::vision::sticks::{
+        foreground, to_lab, Reference, COLOUR_BAR, DARK_FACE_SHARE, WHOLE_FACE_SHARE,
+    };
+    // Held-out look 1004183: dark brown round faces on a dark olive mat,
+    // their colour change about the usual bar; at it its round faces fell
+    // apart into pieces and 11–14 of its clear throws went to the referee
+    // as `stick_count`.
+    let look = Look::random(1_004_183, 1280, 720);
+    let (taught, _) = taught_set(&look);
+    assert!(taught.colour_bar < COLOUR_BAR, "{}", taught.colour_bar);
+    // The same sticks turned over: at the usual bar the round faces show
+    // much less than the flat ones, at the station's about as much.
+    let empty = empty_of(&look);
+    let shown = |bar: f64, which: &str| {
+        let at = Reference::new(&empty).unwrap().with_colour_bar(bar);
+        let lab = to_lab(&teach_picture(&look, which)).unwrap();
+        opencv::core::count_non_zero(&foreground(&lab, &at).unwrap()).unwrap() as f64
+    };
+    let flat = shown(COLOUR_BAR, "front");
+    assert!(shown(COLOUR_BAR, "back") < DARK_FACE_SHARE * flat);
+    assert!(shown(taught.colour_bar, "back") >= WHOLE_FACE_SHARE * flat);
+    // A throw of two round faces (throw 11 of `yutstation simulate --look
+    // 1004183`, referred as `stick_count` at the usual bar) is called.
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let (scene, truth) = sim::throw_scene(&look, 10 * 7919 + 13, None);
+    let d = Detector::new(cal, taught, empty, model()).unwrap();
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.result, Some(truth.result), "{v:?}");
+    // Round faces that stand out from the mat keep the usual bar.
+    let (plain, _) = taught_set(&looks()[0]);
+    assert_eq!(plain.colour_bar, COLOUR_BAR);
+}
+
+#[test]
+fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
+    // Held-out look 1004203: dark round faces that barely differ from the
+    // mat. Taught at a lowered colour bar alone it was accepted, and its
+    // throws held a silent error (throw 3, 윷 called 걸; round 20).
+    let look = Look::random(1_004_203, 1280, 720);
+    let empty = empty_of(&look);
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let [f, b, m] = ["front", "back", "marked"].map(|w| teach_picture(&look, w));
+    let model = model();
+    let r = vision::teach(&cal, &empty, [&f, &b, &m], Some(&model));
+    assert!(r.is_err(), "{:?}", r.map(|t| t.taught.colour_bar));
+    // At the lowered bar alone teaching would have accepted it.
+    let lowered = (6..9).find_map(|bar| {
+        let set = vision::teach_measure(&cal, &empty, &f, &b, &m, bar as f64).ok()?;
+        let mut taught = set.learn().ok()?;
+        vision::check_readable(&model, &mut taught, &set).ok()?;
+        Some(bar)
+    });
+    assert!(lowered.is_some());
 }

@@ -347,23 +347,17 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
             checks,
         );
     };
-    let set = match vision::teach_measure(c, empty, front, back, marked) {
-        Ok(s) => s,
-        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
-    };
-    let mut taught = match set.learn() {
-        Ok(t) => t,
-        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
-    };
     let classifier = match files::load_classifier(&setup.model_path) {
         Ok(c) => c,
         Err(e) => return reply(false, e.to_string(), checks),
     };
-    let mut message = String::from("profile taught");
-    let note = match vision::check_readable(&classifier, &mut taught, &set) {
-        Ok(worst) => vision::teach_notes(worst, &taught),
+    let taught = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
+        Ok(t) => t,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
+    let mut message = String::from("profile taught");
+    let note = vision::teach_notes(taught.readability.unwrap_or(1.0), &taught.taught);
+    let taught = taught.taught;
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),

@@ -47,23 +47,18 @@ pub fn simulated_station(
     let spec: MatSpec = look.mat_arg().parse().map_err(anyhow::Error::msg)?;
     let cal = calibrate(&empty, spec).map_err(|e| anyhow::anyhow!("calibrate: {e}"))?;
     let teach = |w: &str| render(look, &sim::teach_scene(look, w));
-    let set = vision::teach_measure(
-        &cal,
-        &empty,
-        &teach("front")?,
-        &teach("back")?,
-        &teach("marked")?,
-    )
-    .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    let mut taught = set.learn().map_err(|e| anyhow::anyhow!("teach: {e}"))?;
     // A station reading with a model refuses a stick set it cannot read, as
     // `teach` does; the stations that render training throws read with the
     // taught-faces rule and learn from every look.
-    if !classifier.is_taught_rule() {
-        vision::check_readable(&classifier, &mut taught, &set)
-            .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    }
-    Ok((Detector::new(cal, taught, empty, classifier)?, set))
+    let checked_by = (!classifier.is_taught_rule()).then_some(&classifier);
+    let t = vision::teach(
+        &cal,
+        &empty,
+        [&teach("front")?, &teach("back")?, &teach("marked")?],
+        checked_by,
+    )
+    .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
+    Ok((Detector::new(cal, t.taught, empty, classifier)?, t.set))
 }
 
 fn empty_scene(look: &Look) -> Scene {

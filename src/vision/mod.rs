@@ -150,7 +150,7 @@ pub fn measure_placed(
         })
         .collect();
     if sc < 1.0 {
-        refit_split(frame, empty, &mut found, &size_at)?;
+        refit_split(frame, empty, reference.colour_bar, &mut found, &size_at)?;
     }
     found.iter_mut().for_each(|s| place(s, size_at(s.center)));
     found
@@ -179,6 +179,7 @@ pub fn measure_placed(
 fn refit_split(
     frame: &Mat,
     empty: &Mat,
+    colour_bar: f64,
     found: &mut [Found],
     size_at: &dyn Fn([f64; 2]) -> (f64, f64),
 ) -> opencv::Result<()> {
@@ -220,7 +221,10 @@ fn refit_split(
         let empty_crop = Mat::roi(empty, roi)?.try_clone()?;
         let frame_crop = Mat::roi(frame, roi)?.try_clone()?;
         let crop = bridge(
-            &foreground(&to_lab(&frame_crop)?, &Reference::new(&empty_crop)?)?,
+            &foreground(
+                &to_lab(&frame_crop)?,
+                &Reference::new(&empty_crop)?.with_colour_bar(colour_bar),
+            )?,
             wd,
         )?;
         let mut group: Vec<Found> = members.iter().map(|&j| found[j]).collect();
@@ -240,7 +244,7 @@ impl Detector {
         classifier: Classifier,
     ) -> opencv::Result<Detector> {
         Ok(Detector {
-            reference: Reference::new(&empty)?,
+            reference: Reference::new(&empty)?.with_colour_bar(taught.colour_bar),
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,
@@ -443,6 +447,13 @@ pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
                 .to_string(),
         );
     }
+    if taught.colour_bar < sticks::COLOUR_BAR {
+        notes.push(format!(
+            "the round faces barely differ in colour from the mat here: the station looks for sticks at a lowered colour bar ({}, usual {}), and shadows may join the sticks more often; a mat of another colour, or more light, lets it keep the usual bar",
+            taught.colour_bar,
+            sticks::COLOUR_BAR
+        ));
+    }
     if !taught.mark_distinct() {
         // Where the stick reader's mark head passed its check at teaching,
         // it still tells the marked stick when all but certain (ADR 0053).
@@ -479,16 +490,61 @@ impl From<opencv::Error> for TeachError {
     }
 }
 
+/// A station taught from its three pictures ([`teach`]).
+#[derive(Debug, Clone)]
+pub struct Teaching {
+    /// The sticks of the teach pictures, as measured.
+    pub set: TeachSet,
+    /// What was learned from them.
+    pub taught: Taught,
+    /// The worst taught stick's readability ([`check_readable`]), where a
+    /// classifier checked the set.
+    pub readability: Option<f64>,
+}
+
 /// Learn a stick set from three pictures: all flat faces up, all round faces
 /// up, only the marked stick flat face up (sticks in the same places).
+/// `checked_by` must read the taught sticks ([`check_readable`]); without
+/// it any set is learned (the taught-faces rule of training runs).
+///
+/// Taught first at the usual colour bar: a station refused there stays
+/// refused (stations taught only at a lowered bar made silent errors).
+/// Where its round faces barely differ from the mat
+/// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
+/// and that is kept if accepted too (ADR 0056).
 pub fn teach(
     cal: &Calibration,
     empty: &Mat,
-    front: &Mat,
-    back: &Mat,
-    marked: &Mat,
-) -> Result<Taught, TeachError> {
-    teach_measure(cal, empty, front, back, marked)?.learn()
+    [front, back, marked]: [&Mat; 3],
+    checked_by: Option<&Classifier>,
+) -> Result<Teaching, TeachError> {
+    let at = |bar: f64| -> Result<Teaching, TeachError> {
+        let set = teach_measure(cal, empty, front, back, marked, bar)?;
+        let mut taught = set.learn()?;
+        let readability = checked_by
+            .map(|c| check_readable(c, &mut taught, &set))
+            .transpose()?;
+        Ok(Teaching {
+            set,
+            taught,
+            readability,
+        })
+    };
+    let usual = at(sticks::COLOUR_BAR)?;
+    // Round faces that barely differ from the mat lower the station's colour
+    // bar (the same sticks, turned over in place, must show about as much).
+    let (front_lab, back_lab) = (to_lab(front)?, to_lab(back)?);
+    let bar = sticks::station_colour_bar(|bar| {
+        let at = Reference::new(empty)?.with_colour_bar(bar);
+        let area = |lab: &Mat| -> opencv::Result<f64> {
+            Ok(opencv::core::count_non_zero(&foreground(lab, &at)?)? as f64)
+        };
+        Ok((area(&front_lab)?, area(&back_lab)?))
+    })?;
+    if bar >= sticks::COLOUR_BAR {
+        return Ok(usual);
+    }
+    Ok(at(bar).unwrap_or(usual))
 }
 
 /// The sticks of the three teach pictures, measured at the stick size they show.
@@ -499,17 +555,30 @@ pub struct TeachSet {
     pub front: Vec<Measured>,
     pub back: Vec<Measured>,
     pub marked: Vec<Measured>,
+    /// The station's colour bar the sticks were found with
+    /// ([`sticks::station_colour_bar`]); sets stored before it was learned
+    /// were found at the usual one.
+    #[serde(default = "usual_colour_bar")]
+    pub colour_bar: f64,
+}
+
+fn usual_colour_bar() -> f64 {
+    sticks::COLOUR_BAR
 }
 
 impl TeachSet {
     pub fn learn(&self) -> Result<Taught, TeachError> {
-        learn(
+        let taught = learn(
             &self.front,
             &self.back,
             &self.marked,
             self.length_cm,
             self.width_cm,
-        )
+        )?;
+        Ok(Taught {
+            colour_bar: self.colour_bar,
+            ..taught
+        })
     }
 }
 
@@ -520,8 +589,9 @@ pub fn teach_measure(
     front: &Mat,
     back: &Mat,
     marked: &Mat,
+    colour_bar: f64,
 ) -> Result<TeachSet, TeachError> {
-    let reference = Reference::new(empty)?;
+    let reference = Reference::new(empty)?.with_colour_bar(colour_bar);
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
         let centre = cal.map.to_px([0.0, 0.0]);
@@ -583,6 +653,7 @@ pub fn teach_measure(
         front: feats("front", front)?,
         back: feats("back", back)?,
         marked: feats("marked", marked)?,
+        colour_bar,
     })
 }
 
@@ -714,6 +785,7 @@ pub fn learn(
         front_area,
         back_area,
         reader_reads_mark: true,
+        colour_bar: sticks::COLOUR_BAR,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;

@@ -59,6 +59,12 @@ pub struct Taught {
     /// 0052). Profiles taught before this was checked trust it.
     #[serde(default = "trusted")]
     pub reader_reads_mark: bool,
+    /// The colour change over which a pixel is not the mat at this station
+    /// (`sticks::station_colour_bar`, lowered at teaching where the round
+    /// faces barely differ from the mat). Profiles taught before it was
+    /// learned use the usual `sticks::COLOUR_BAR`.
+    #[serde(default = "usual_colour_bar")]
+    pub colour_bar: f64,
     /// The taught sticks as the camera saw them, for the stick reader
     /// (`vision::reader`). Not in the TOML: kept beside it as a picture
     /// (`Profile::taught_image`). Profiles taught before the reader have
@@ -69,6 +75,10 @@ pub struct Taught {
 
 fn trusted() -> bool {
     true
+}
+
+fn usual_colour_bar() -> f64 {
+    super::sticks::COLOUR_BAR
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -296,6 +306,7 @@ mod tests {
             front_area: 1.0,
             back_area: 1.0,
             reader_reads_mark: true,
+            colour_bar: crate::vision::sticks::COLOUR_BAR,
             seen: None,
         }
     }

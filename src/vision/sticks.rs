@@ -16,6 +16,55 @@ pub struct Reference {
     pub floor: Mat,
     pub width: i32,
     pub height: i32,
+    /// The colour change over which a pixel is no longer the mat
+    /// ([`COLOUR_BAR`], or the station's from teaching: [`station_colour_bar`]).
+    pub colour_bar: f64,
+}
+
+/// The colour change (|Δa| + |Δb|, 8-bit Lab) over which a pixel no longer
+/// counts as the empty mat, where lightness alone does not tell: a shadow
+/// darkens with the same colour. A station whose round faces this bar loses
+/// lowers it at teaching ([`station_colour_bar`]).
+pub const COLOUR_BAR: f64 = 9.0;
+
+/// The share of what the flat-face teach picture shows at [`COLOUR_BAR`]
+/// that the round-face picture must show (the same sticks, turned over in
+/// place) before the bar is lowered for the station. Most generated looks
+/// show 0.75–1.0. On look 1004183 (dark brown round faces on a dark olive
+/// mat, |Δa| + |Δb| about 9) 0.59: its round faces fell apart into pieces
+/// and 14 more of its 71 clear throws were called at its own bar; 1004231
+/// (0.64) 6 more of 66. At 0.85 four more looks of 0.75–0.85 were lowered
+/// too, for 4 fewer calls on one (1004261) and one more on another (ADR
+/// 0056).
+pub const DARK_FACE_SHARE: f64 = 0.7;
+/// Where the bar is lowered, it is lowered until the round-face picture
+/// shows this share of what the flat-face one shows at [`COLOUR_BAR`]
+/// (1004183: 0.79 at 8, 1.0 at 7).
+pub const WHOLE_FACE_SHARE: f64 = 0.95;
+/// The lowest bar teaching sets. Lowered for every station, to 7, the
+/// foreground took in path-traced shadows on photoreal-dev and 4 of its 27
+/// clear throws went to the referee.
+pub const LOWEST_COLOUR_BAR: f64 = 6.0;
+
+/// The station's colour bar: [`COLOUR_BAR`], unless the round-face teach
+/// picture shows under [`DARK_FACE_SHARE`] of what the flat-face picture
+/// shows at it; then lowered a step at a time until it shows
+/// [`WHOLE_FACE_SHARE`], down to [`LOWEST_COLOUR_BAR`]. `shown(bar)` gives
+/// the foreground area of the (flat-face, round-face) teach pictures at a
+/// bar.
+pub fn station_colour_bar(
+    mut shown: impl FnMut(f64) -> opencv::Result<(f64, f64)>,
+) -> opencv::Result<f64> {
+    let (front, mut back) = shown(COLOUR_BAR)?;
+    let mut bar = COLOUR_BAR;
+    if back >= DARK_FACE_SHARE * front {
+        return Ok(bar);
+    }
+    while back < WHOLE_FACE_SHARE * front && bar > LOWEST_COLOUR_BAR {
+        bar -= 1.0;
+        back = shown(bar)?.1;
+    }
+    Ok(bar)
 }
 
 /// The scale at which masks are made: large frames are halved (sticks stay
@@ -67,7 +116,13 @@ impl Reference {
             floor,
             width,
             height,
+            colour_bar: COLOUR_BAR,
         })
+    }
+
+    /// The same reference with another colour bar (the station's).
+    pub fn with_colour_bar(self, colour_bar: f64) -> Reference {
+        Reference { colour_bar, ..self }
     }
 }
 
@@ -90,7 +145,7 @@ pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat>
     let mut dc = Mat::default();
     add_def(&da, &db, &mut dc)?;
     let mut colour = Mat::default();
-    compare(&dc, &Scalar::all(9.0), &mut colour, CMP_GT)?;
+    compare(&dc, &Scalar::all(reference.colour_bar), &mut colour, CMP_GT)?;
     let mut m1 = Mat::default();
     bitwise_or_def(&bright, &dark, &mut m1)?;
     let mut m = Mat::default();
@@ -1076,6 +1131,31 @@ mod tests {
                 .collect();
             prop_assert_eq!(by_runs, every);
         }
+    }
+
+    #[test]
+    fn the_colour_bar_is_lowered_only_until_the_round_faces_show() {
+        // Foreground areas (flat-face, round-face picture) by bar, as look
+        // 1004183's teach pictures measured (half-size pixels).
+        let dark = |bar: f64| {
+            Ok(match bar as i32 {
+                9 => (1087.0, 646.0),
+                8 => (1125.0, 859.0),
+                7 => (1213.0, 1084.0),
+                _ => (1298.0, 1298.0),
+            })
+        };
+        assert_eq!(station_colour_bar(dark).unwrap(), 7.0);
+        // Round faces showing 0.75 of the flat ones keep the usual bar.
+        assert_eq!(
+            station_colour_bar(|_| Ok((1000.0, 750.0))).unwrap(),
+            COLOUR_BAR
+        );
+        // Never enough: no lower than the lowest bar.
+        assert_eq!(
+            station_colour_bar(|_| Ok((1000.0, 100.0))).unwrap(),
+            LOWEST_COLOUR_BAR
+        );
     }
 
     fn stick(center: [f64; 2], angle_deg: f64) -> Found {

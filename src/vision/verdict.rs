@@ -1165,6 +1165,7 @@ mod tests {
             front_area,
             back_area,
             reader_reads_mark: true,
+            colour_bar: crate::vision::sticks::COLOUR_BAR,
             seen: None,
         }
     }
