@@ -590,6 +590,20 @@ fn say(bar: &ProgressBar, line: String) {
     bar.suspend(|| eprintln!("{line}"));
 }
 
+/// Say so where teaching lowered a generated station's colour bar (ADR
+/// 0056): those looks are the ones to judge again when the bar changes.
+fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
+    if det.taught.colour_bar < vision::sticks::COLOUR_BAR {
+        say(
+            bar,
+            format!(
+                "look {seed}: colour bar lowered to {}",
+                det.taught.colour_bar
+            ),
+        );
+    }
+}
+
 fn to_mat(img: &sim::RgbImage) -> Result<Mat> {
     Ok(img.to_bgr_mat()?)
 }
@@ -800,15 +814,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
                 continue;
             }
         };
-        if det.taught.colour_bar < vision::sticks::COLOUR_BAR {
-            say(
-                &bar,
-                format!(
-                    "look {seed}: colour bar lowered to {}",
-                    det.taught.colour_bar
-                ),
-            );
-        }
+        say_lowered_bar(&bar, seed, &det);
         let mut dump = lab::LookDump::new(seed, &det.calibration, teach);
         let st = SimStation { look, det };
         stations += 1;
@@ -1603,15 +1609,7 @@ fn run_train(a: TrainArgs) -> Result<()> {
                     continue;
                 }
             };
-            if det.taught.colour_bar < vision::sticks::COLOUR_BAR {
-                say(
-                    &bar,
-                    format!(
-                        "look {seed}: colour bar lowered to {}",
-                        det.taught.colour_bar
-                    ),
-                );
-            }
+            say_lowered_bar(&bar, seed, &det);
             let mut dump = lab::LookDump::new(seed, &det.calibration, teach);
             for k in 0..a.throws_per_look {
                 // Every other throw a chosen hard case, so the rare "neither"
