@@ -710,6 +710,17 @@ impl Tally {
         }
     }
 
+    /// The clear throws whose deciding mark shows (those called right, and
+    /// all of them). The headline counts a throw whose one flat face has its
+    /// mark under another stick as clear, as the rulebook does, so it can
+    /// never reach 100 %: the station must refer those (it cannot see the
+    /// mark), and this is the figure with them left out.
+    fn clear_in_view(&self) -> (usize, usize) {
+        let [covered_right, covered_referred, covered_wrong] = self.mark_covered;
+        let covered = covered_right + covered_referred + covered_wrong;
+        (self.clear_right - covered_right, self.clear - covered)
+    }
+
     fn print(&self, title: &str) {
         let pct = |a: usize, b: usize| {
             if b == 0 {
@@ -757,6 +768,12 @@ impl Tally {
         if covered > 0 {
             println!(
                 "  of the unambiguous throws, {covered} have the one flat face's mark under another stick (no camera sees it): {covered_right} called right, {covered_referred} referred, {covered_wrong} wrong"
+            );
+            let (right, seen) = self.clear_in_view();
+            println!(
+                "  unambiguous throws with that mark in view called right: {:.2}% ({right}/{seen}); the most a camera could call of all unambiguous throws here: {:.2}%",
+                pct(right, seen),
+                pct(seen, self.clear)
             );
         }
         if !self.by_case.is_empty() {
@@ -1831,5 +1848,19 @@ mod tests {
         assert!(is_validation_look(look_seed(11, 110)));
         assert!(!is_validation_look(look_seed(11, 170)));
         assert!((0..300).all(|i| !is_validation_look(look_seed(12, i))));
+    }
+
+    #[test]
+    fn throws_whose_mark_no_camera_sees_are_left_out_of_the_in_view_figure() {
+        let mut t = Tally {
+            clear: 100,
+            clear_right: 90,
+            clear_undecided: 10,
+            ..Tally::default()
+        };
+        assert_eq!(t.clear_in_view(), (90, 100));
+        // Two referred (as they must be), one called right by luck.
+        t.mark_covered = [1, 2, 0];
+        assert_eq!(t.clear_in_view(), (89, 97));
     }
 }
