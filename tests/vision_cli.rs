@@ -160,6 +160,11 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
         profile.contains("taught_image = \"p.taught.png\""),
         "{profile}"
     );
+    // How clearly the station told its taught faces apart is kept (ADR 0058).
+    assert!(
+        profile.lines().any(|l| l.starts_with("readability = ")),
+        "{profile}"
+    );
     let throws: Vec<String> = (1..=3).map(|k| format!("look/throws/{k:04}.png")).collect();
     let mut args = vec!["detect", "--profile", "p.toml", "--json"];
     args.extend(throws.iter().map(String::as_str));
@@ -183,12 +188,15 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
     );
     assert_eq!(results(&elsewhere).len(), 3);
 
-    // A profile taught before the stick reader still reads, without it.
-    std::fs::write(
-        here.join("old.toml"),
-        profile.replace("taught_image = \"p.taught.png\"\n", ""),
-    )
-    .unwrap();
+    // A profile taught before the stick reader (and before its readability
+    // was kept) still reads, without it.
+    let old_profile: String = profile
+        .replace("taught_image = \"p.taught.png\"\n", "")
+        .lines()
+        .filter(|l| !l.starts_with("readability = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(here.join("old.toml"), old_profile).unwrap();
     let old = run_in(here, &["detect", "--profile", "old.toml", &throws[0]]);
     assert!(old.status.success());
     let note = String::from_utf8_lossy(&old.stderr);

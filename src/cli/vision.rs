@@ -1006,6 +1006,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let mut doubts = DoubtTally::default();
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
+    let mut left_out = 0usize;
     let given_probs = a.probs.as_ref().map(|p| read_probs(p)).transpose()?;
     let mut csv = match &a.csv {
         Some(p) => {
@@ -1019,14 +1020,26 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     };
     for f in &files {
         let d = lab::LookDump::read(f)?;
-        let Ok(mut taught) = d.teach.learn() else {
-            continue;
+        // Said, not skipped silently: a look left out changes every figure
+        // below, and a model that refuses looks must not pass for a better one.
+        let mut taught = match d.teach.learn() {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("look {} left out: teach: {e}", d.seed);
+                left_out += 1;
+                continue;
+            }
         };
         // As the rendering run did: a station that cannot read its own
         // teaching pictures refuses to be taught.
-        if vision::check_readable(&classifier, &mut taught, &d.teach).is_err() {
-            continue;
-        }
+        let readability = match vision::check_readable(&classifier, &mut taught, &d.teach) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("look {} left out: teach: {e}", d.seed);
+                left_out += 1;
+                continue;
+            }
+        };
         let looks = taught
             .seen
             .as_ref()
@@ -1169,10 +1182,11 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         }
         if a.verbose {
             println!(
-                "look {}: clear throws called right {}/{} (taught band: flat {:.2}, round {:.2})",
+                "look {}: clear throws called right {}/{} (readability {:.2}; taught band: flat {:.2}, round {:.2})",
                 d.seed,
                 tally.clear_right - right_before,
                 tally.clear - clear_before,
+                readability,
                 taught.front_mean[vision::features::BAND_WIDTH],
                 taught.back_mean[vision::features::BAND_WIDTH],
             );
@@ -1188,7 +1202,14 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     if let Some(mut w) = csv {
         w.flush()?;
     }
-    tally.print(&format!("stored: {} looks", files.len()));
+    let head = match left_out {
+        0 => format!("stored: {} looks", files.len()),
+        n => format!(
+            "stored: {} looks, {n} left out (teaching refused)",
+            files.len()
+        ),
+    };
+    tally.print(&head);
     for (name, row) in ["front", "back", "neither"].iter().zip(sticks_read) {
         println!(
             "  true {name:7} sticks read front {:5}  back {:5}  unsure {:5}",
@@ -1535,6 +1556,26 @@ fn look_seed(seed: u64, index: usize) -> u64 {
     seed.wrapping_mul(100_003).wrapping_add(index as u64) % HELD_OUT_LOOK_BASE
 }
 
+/// How many look indices a training run reaches (seed 1's second run went
+/// on from look 280, skipping the 60 validation looks).
+const LOOK_INDICES_USED: u64 = 1_000;
+
+/// The seeds the shipped models learned from (`models/README.md`).
+const RECIPE_SEEDS: std::ops::RangeInclusive<u64> = 1..=10;
+
+/// The seed of the shipped models' recipes whose looks `seed` renders again,
+/// and from which of its look indices: `look_seed` steps 100,003 a seed, so
+/// seeds ten apart land 30 looks apart (seed 13's looks are seed 3's from its
+/// look 30 on). Rounds 21 and 22 took seeds 11 and 12 for new looks; they
+/// were seed 1's and 2's.
+fn looks_shared_with_earlier_seed(seed: u64) -> Option<(u64, u64)> {
+    let first = look_seed(seed, 0);
+    RECIPE_SEEDS.filter(|&s| s < seed).find_map(|earlier| {
+        let shift = (first + HELD_OUT_LOOK_BASE - look_seed(earlier, 0)) % HELD_OUT_LOOK_BASE;
+        (shift < LOOK_INDICES_USED).then_some((earlier, shift))
+    })
+}
+
 /// Whether a look is one of the validation looks (`VALIDATION_LOOKS` of the
 /// default seed, 1, as `train --validation` renders them). Another seed's
 /// looks can be the same looks: seed 11's indices 110–169 are looks
@@ -1601,6 +1642,13 @@ fn run_train(a: TrainArgs) -> Result<()> {
             );
         }
         n_looks = a.looks;
+        if let Some((earlier, shift)) = looks_shared_with_earlier_seed(a.seed) {
+            eprintln!(
+                "note: seed {}'s looks are seed {earlier}'s from its look {shift} on (the same mats, lights and sticks; only the throws differ), and the shipped models learned from seed {earlier}: for new looks take a seed such as {}",
+                a.seed,
+                a.seed.max(1) + 1000
+            );
+        }
         let bar = ProgressBar::new((a.looks * a.throws_per_look) as u64);
         bar.set_style(ProgressStyle::with_template(
             "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta}",
@@ -1848,6 +1896,19 @@ mod tests {
         assert!(is_validation_look(look_seed(11, 110)));
         assert!(!is_validation_look(look_seed(11, 170)));
         assert!((0..300).all(|i| !is_validation_look(look_seed(12, i))));
+    }
+
+    #[test]
+    fn a_seed_that_renders_an_earlier_seeds_looks_again_is_told() {
+        assert_eq!(looks_shared_with_earlier_seed(13), Some((3, 30)));
+        assert_eq!(look_seed(13, 0), look_seed(3, 30));
+        assert_eq!(looks_shared_with_earlier_seed(11), Some((1, 30)));
+        // The seeds of the shipped models' recipes render looks of their own.
+        assert!((1..=10).all(|s| looks_shared_with_earlier_seed(s).is_none()));
+        // As do the seeds the note suggests.
+        assert_eq!(looks_shared_with_earlier_seed(1003), None);
+        assert_eq!(looks_shared_with_earlier_seed(1004), None);
+        assert_eq!(looks_shared_with_earlier_seed(1010), None);
     }
 
     #[test]

@@ -427,6 +427,7 @@ pub fn check_readable(
     if let Some((marked, other)) = taught_mark_reads(classifier, taught, set)? {
         taught.reader_reads_mark = marked >= MARK_NEED && other <= 1.0 - MARK_NEED;
     }
+    taught.readability = Some(worst);
     Ok(worst)
 }
 
@@ -786,6 +787,7 @@ pub fn learn(
         back_area,
         reader_reads_mark: true,
         colour_bar: sticks::COLOUR_BAR,
+        readability: None,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;

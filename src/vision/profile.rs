@@ -65,6 +65,14 @@ pub struct Taught {
     /// learned use the usual `sticks::COLOUR_BAR`.
     #[serde(default = "usual_colour_bar")]
     pub colour_bar: f64,
+    /// How clearly the station told the taught faces apart at teaching: the
+    /// worst taught stick's probability of its own face
+    /// (`vision::readability`, kept by `vision::check_readable`). Where it is
+    /// high, a lone stick the stick reader is sure of needs the forest less
+    /// (`verdict::forest_doubts`, ADR 0058). Profiles taught before it was
+    /// kept have none, and are judged as the least readable station.
+    #[serde(default)]
+    pub readability: Option<f64>,
     /// The taught sticks as the camera saw them, for the stick reader
     /// (`vision::reader`). Not in the TOML: kept beside it as a picture
     /// (`Profile::taught_image`). Profiles taught before the reader have
@@ -307,6 +315,7 @@ mod tests {
             back_area: 1.0,
             reader_reads_mark: true,
             colour_bar: crate::vision::sticks::COLOUR_BAR,
+            readability: None,
             seen: None,
         }
     }
