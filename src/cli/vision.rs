@@ -421,7 +421,8 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         Some(&classifier),
     )
     .map_err(refused)?;
-    let (taught, worst) = (t.taught, t.readability.unwrap_or(1.0));
+    let taught = t.taught;
+    let worst = taught.readability.unwrap_or(1.0);
     println!(
         "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3}); faces read on the taught sticks at {:.0} % or better",
         taught.length_cm,

@@ -351,16 +351,12 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Ok(c) => c,
         Err(e) => return reply(false, e.to_string(), checks),
     };
-    let vision::Teaching {
-        taught,
-        readability,
-        ..
-    } = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
-        Ok(t) => t,
+    let taught = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
+        Ok(t) => t.taught,
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
     let mut message = String::from("profile taught");
-    let note = vision::teach_notes(readability.unwrap_or(1.0), &taught);
+    let note = vision::teach_notes(taught.readability.unwrap_or(1.0), &taught);
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),

@@ -496,11 +496,9 @@ impl From<opencv::Error> for TeachError {
 pub struct Teaching {
     /// The sticks of the teach pictures, as measured.
     pub set: TeachSet,
-    /// What was learned from them.
+    /// What was learned from them (with `Taught::readability` where a
+    /// classifier checked the set).
     pub taught: Taught,
-    /// The worst taught stick's readability ([`check_readable`]), where a
-    /// classifier checked the set.
-    pub readability: Option<f64>,
 }
 
 /// Learn a stick set from three pictures: all flat faces up, all round faces
@@ -522,14 +520,10 @@ pub fn teach(
     let at = |bar: f64| -> Result<Teaching, TeachError> {
         let set = teach_measure(cal, empty, front, back, marked, bar)?;
         let mut taught = set.learn()?;
-        let readability = checked_by
-            .map(|c| check_readable(c, &mut taught, &set))
-            .transpose()?;
-        Ok(Teaching {
-            set,
-            taught,
-            readability,
-        })
+        if let Some(c) = checked_by {
+            check_readable(c, &mut taught, &set)?;
+        }
+        Ok(Teaching { set, taught })
     };
     let usual = at(sticks::COLOUR_BAR)?;
     // Round faces that barely differ from the mat lower the station's colour
