@@ -236,6 +236,13 @@ fn teaching_refuses_a_picture_without_four_sticks() {
         matches!(r, Err(vision::TeachError::StickCount("front", 0))),
         "{r:?}"
     );
+    // The message says what to check when the sticks already lie apart:
+    // none found, that they stand out from the mat; too many, a stick in
+    // pieces.
+    let none = r.unwrap_err().to_string();
+    assert!(none.contains("do not stand out from the mat"), "{none}");
+    let pieces = vision::TeachError::StickCount("front", 8).to_string();
+    assert!(pieces.contains("shows in pieces"), "{pieces}");
 }
 
 #[test]

@@ -470,10 +470,22 @@ pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
     notes
 }
 
+/// What else to check when a teach picture shows the wrong number of sticks
+/// and the sticks already lie apart. On generated looks, more than four were
+/// sticks with dark bands painted across them, each found as pieces; fewer,
+/// sticks the colour of the mat (wood on straw).
+fn stick_count_hint(found: usize) -> &'static str {
+    if found > 4 {
+        "if they lie apart, a stick shows in pieces (dark bands across it, or a deep shadow): light the mat evenly, or use sticks without dark bands across them"
+    } else {
+        "if they lie apart, the sticks do not stand out from the mat: add light, or lay a mat of another colour or brightness than the sticks"
+    }
+}
+
 /// Why teaching refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TeachError {
-    #[error("the {0} picture shows {1} sticks, not 4: spread all four sticks apart on the mat, away from its edge")]
+    #[error("the {0} picture shows {1} sticks, not 4: spread all four sticks apart on the mat, away from its edge; {hint}", hint = stick_count_hint(*.1))]
     StickCount(&'static str, usize),
     #[error("the mark is not visible: in the marked picture exactly one stick must lie flat face up, and its mark must be dark on the flat face")]
     NoMark,
