@@ -1023,18 +1023,13 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         let d = lab::LookDump::read(f)?;
         // Said, not skipped silently: a look left out changes every figure
         // below, and a model that refuses looks must not pass for a better one.
-        let mut taught = match d.teach.learn() {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("look {} left out: teach: {e}", d.seed);
-                left_out += 1;
-                continue;
-            }
-        };
         // As the rendering run did: a station that cannot read its own
         // teaching pictures refuses to be taught.
-        let readability = match vision::check_readable(&classifier, &mut taught, &d.teach) {
-            Ok(r) => r,
+        let taught = d.teach.learn().and_then(|mut t| {
+            vision::check_readable(&classifier, &mut t, &d.teach).map(|r| (t, r))
+        });
+        let (taught, readability) = match taught {
+            Ok(t) => t,
             Err(e) => {
                 eprintln!("look {} left out: teach: {e}", d.seed);
                 left_out += 1;

@@ -344,10 +344,16 @@ fn shows_narrow(
     neither: f64,
     thin_taught: bool,
 ) -> bool {
-    let edge_band = if faint { EDGE_BAND_FAINT } else { EDGE_BAND };
     let thinnest = band <= THINNEST_BAND && !thin_taught;
-    width < EDGE_WIDTH && band < edge_band
+    fitted_and_showing_narrow(width, band, faint)
         || (thinnest || width < SLIM_WIDTH) && (best < EDGE_CALL || neither >= EDGE_NEITHER)
+}
+
+/// Fitted under `EDGE_WIDTH` of the taught width and showing a band under
+/// `EDGE_BAND` of it (`EDGE_BAND_FAINT` measured out to its faint edges).
+fn fitted_and_showing_narrow(width: f64, band: f32, faint: bool) -> bool {
+    let edge_band = if faint { EDGE_BAND_FAINT } else { EDGE_BAND };
+    width < EDGE_WIDTH && band < edge_band
 }
 
 /// [`shows_narrow`] where the stick reader read: only a stick fitted narrow
@@ -358,8 +364,7 @@ fn shows_narrow(
 /// edge beside another, fitted at 0.55 of the width with a band of 0.61, read
 /// flat at 0.933: a silent 걸 for 개 on fresh look 1004572, ADR 0059).
 fn reader_sees_narrow(width: f64, band: f32, faint: bool, best: f64, neither: f64) -> bool {
-    let edge_band = if faint { EDGE_BAND_FAINT } else { EDGE_BAND };
-    width < EDGE_WIDTH && band < edge_band && (best < EDGE_CALL || neither >= EDGE_NEITHER)
+    fitted_and_showing_narrow(width, band, faint) && (best < EDGE_CALL || neither >= EDGE_NEITHER)
 }
 
 /// Whether a lone stick's face is read under `FACE_CALL` (see
