@@ -5,11 +5,24 @@ use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vector, BORDER_CONSTANT, C
 use opencv::imgproc;
 use opencv::prelude::*;
 
-/// The empty mat prepared once for differencing: its colour planes and the
-/// per-pixel lightness thresholds.
+/// The empty mat prepared once for differencing: the range of its colour
+/// planes at each pixel, and the per-pixel lightness thresholds.
+///
+/// Where the empty picture changes sharply (the mat's outline against the
+/// floor, a painted line: [`SHARP_CHANGE`]), a frame's pixel is compared
+/// with the empty mat's least and most of each plane within a pixel of it,
+/// not with the one pixel at its place: a shift of a fraction of a pixel
+/// between pictures (the camera's stand, the encoder) would otherwise show
+/// there as a sliver of something new. On look 1004700 such a sliver at the
+/// mat's edge was taken for a piece of a stick in 12 of its 50 throws.
+/// Elsewhere the range is the pixel itself: widened over a whole mat, it
+/// hid the edges of faint sticks on grained or woven mats.
 pub struct Reference {
-    /// The empty image's a and b planes of Lab (8-bit; lightly smoothed).
-    pub ab: [Mat; 2],
+    /// The least of the empty image's a and b planes of Lab around each
+    /// pixel (8-bit).
+    pub ab_low: [Mat; 2],
+    /// The most of them.
+    pub ab_high: [Mat; 2],
     /// Lightness rise above which a pixel is brighter than the mat (16-bit).
     pub rise: Mat,
     /// Lightness under which a pixel is darker than any shadow (16-bit).
@@ -20,6 +33,13 @@ pub struct Reference {
     /// ([`COLOUR_BAR`], or the station's from teaching: [`station_colour_bar`]).
     pub colour_bar: f64,
 }
+
+/// How much the empty picture's lightness (or its a and b together) must
+/// change within a pixel for a frame to be compared there with the range
+/// around the pixel (see [`Reference`]): a mat's outline against the floor
+/// changes by 40 to 150, the weave or grain inside a mat by under 20 (the
+/// 90th percentile at most 13 on the looks from 1004650 and 1004750).
+const SHARP_CHANGE: f64 = 24.0;
 
 /// The colour change (|Δa| + |Δb|, 8-bit Lab) over which a pixel no longer
 /// counts as the empty mat, where lightness alone does not tell: a shadow
@@ -100,18 +120,54 @@ fn planes(lab: &Mat) -> opencv::Result<[Mat; 3]> {
 
 impl Reference {
     pub fn new(empty: &Mat) -> opencv::Result<Reference> {
-        let [l, a, b] = planes(&to_lab(empty)?)?;
-        let mut l16 = Mat::default();
-        l.convert_to(&mut l16, opencv::core::CV_16S, 1.0, 0.0)?;
+        use opencv::core::{absdiff, add_def, compare, CMP_GT};
+        let lab = planes(&to_lab(empty)?)?;
+        let k = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(3, 3))?;
+        let mut least = Vec::new();
+        let mut most = Vec::new();
+        let mut spread = Vec::new();
+        for plane in &lab {
+            let (mut lo, mut hi, mut d) = (Mat::default(), Mat::default(), Mat::default());
+            imgproc::erode_def(plane, &mut lo, &k)?;
+            imgproc::dilate_def(plane, &mut hi, &k)?;
+            absdiff(&hi, &lo, &mut d)?;
+            least.push(lo);
+            most.push(hi);
+            spread.push(d);
+        }
+        // Where the empty picture changes sharply: in lightness, or in
+        // colour (a and b together).
+        let mut sharp = Mat::default();
+        compare(&spread[0], &Scalar::all(SHARP_CHANGE), &mut sharp, CMP_GT)?;
+        let mut colour_spread = Mat::default();
+        add_def(&spread[1], &spread[2], &mut colour_spread)?;
+        let mut sharp_colour = Mat::default();
+        compare(
+            &colour_spread,
+            &Scalar::all(SHARP_CHANGE),
+            &mut sharp_colour,
+            CMP_GT,
+        )?;
+        let mut any_sharp = Mat::default();
+        opencv::core::bitwise_or_def(&sharp, &sharp_colour, &mut any_sharp)?;
+        // Each plane's range: the pixel itself, or where the picture changes
+        // sharply the least and most around it.
+        let range = |k: usize, top: bool| -> opencv::Result<Mat> {
+            let mut out = lab[k].try_clone()?;
+            let around = if top { &most[k] } else { &least[k] };
+            around.copy_to_masked(&mut out, &any_sharp)?;
+            Ok(out)
+        };
         // Brighter: a rise of 6 + 6 % of the mat's lightness. Darker than a
         // shadow: under 55 % of it (shadows are left out on purpose).
         let mut rise = Mat::default();
-        l.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
+        range(0, true)?.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
         let mut floor = Mat::default();
-        l.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
-        let (width, height) = (l.cols(), l.rows());
+        range(0, false)?.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
+        let (width, height) = (lab[0].cols(), lab[0].rows());
         Ok(Reference {
-            ab: [a, b],
+            ab_low: [range(1, false)?, range(2, false)?],
+            ab_high: [range(1, true)?, range(2, true)?],
             rise,
             floor,
             width,
@@ -129,7 +185,7 @@ impl Reference {
 /// The foreground mask (255 = not the empty mat or floor, and not a shadow).
 /// `frame_lab` comes from [`to_lab`].
 pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
-    use opencv::core::{absdiff, add_def, bitwise_or_def, compare, CMP_GT, CMP_LT, CV_16S};
+    use opencv::core::{add_def, bitwise_or_def, compare, subtract_def, CMP_GT, CMP_LT, CV_16S};
     let [l, a, b] = planes(frame_lab)?;
     let mut l16 = Mat::default();
     l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
@@ -137,13 +193,26 @@ pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat>
     compare(&l16, &reference.rise, &mut bright, CMP_GT)?;
     let mut dark = Mat::default();
     compare(&l16, &reference.floor, &mut dark, CMP_LT)?;
-    // Colour change (shadows keep the colour): |Δa| + |Δb|.
-    let mut da = Mat::default();
-    absdiff(&a, &reference.ab[0], &mut da)?;
-    let mut db = Mat::default();
-    absdiff(&b, &reference.ab[1], &mut db)?;
+    // Colour change (shadows keep the colour): how far a and b lie outside
+    // the empty mat's range around the pixel, summed (8-bit arithmetic
+    // stops at 0, so only the side it lies out on counts).
     let mut dc = Mat::default();
-    add_def(&da, &db, &mut dc)?;
+    for (k, plane) in [&a, &b].into_iter().enumerate() {
+        for (over, under) in [
+            (plane, &reference.ab_high[k]),
+            (&reference.ab_low[k], plane),
+        ] {
+            let mut d = Mat::default();
+            subtract_def(over, under, &mut d)?;
+            if dc.empty() {
+                dc = d;
+            } else {
+                let mut sum = Mat::default();
+                add_def(&dc, &d, &mut sum)?;
+                dc = sum;
+            }
+        }
+    }
     let mut colour = Mat::default();
     compare(&dc, &Scalar::all(reference.colour_bar), &mut colour, CMP_GT)?;
     let mut m1 = Mat::default();
@@ -856,15 +925,23 @@ fn split_straddles(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv:
     Ok(())
 }
 
-/// Two sticks split out of one blob as a cross (their axes apart by more
-/// than `STRADDLE_PARALLEL`) may be two sticks lying side by side: short,
+/// Two sticks split out of one blob, laid again side by side where that
+/// explains the blob better. Fitted as a cross (their axes apart by more
+/// than `STRADDLE_PARALLEL`) they may be two sticks side by side: short,
 /// wide sticks side by side make a blob about as wide as it is long, which
 /// an X covers nearly as well, and no move of a pixel or a few degrees turns
-/// an X into a pair. So the pair is also tried laid side by side along the
-/// blob's long axis (its pixels' second moments), each stick where the
-/// blob's pixels on its side of that axis lie along it, about a width apart,
-/// refined like any fit, and taken when it explains the blob clearly better
-/// (`SIDE_BY_SIDE_GAIN` of a stick's area).
+/// an X into a pair. Fitted side by side, they may lie along the wrong axis:
+/// two sticks side by side but staggered along their length make a blob
+/// whose long axis runs askew of theirs, and the pair was fitted along it,
+/// both sticks turned 15° off (look 1004652, throw 0), which no turn of a
+/// few degrees undoes. So the pair is tried laid side by side along the
+/// blob's long axis (its pixels' second moments) and turned from it up to
+/// 20° each way (and so from the axis it was fitted along), each stick
+/// where the blob's pixels on its side of that axis lie along it, about a
+/// width apart; the best is refined like any fit, and taken when it
+/// explains the blob better: clearly better than a cross
+/// (`SIDE_BY_SIDE_GAIN` of a stick's area), a little better than the pair
+/// as fitted (`TURNED_PAIR_GAIN`).
 fn lay_side_by_side(
     blob: &Mat,
     rects: &mut [Placed],
@@ -875,9 +952,16 @@ fn lay_side_by_side(
     let [a, b] = rects else {
         return Ok(());
     };
-    if (a.1[0] * b.1[0] + a.1[1] * b.1[1]).abs() >= STRADDLE_PARALLEL {
-        return Ok(());
-    }
+    let crossed = (a.1[0] * b.1[0] + a.1[1] * b.1[1]).abs() < STRADDLE_PARALLEL;
+    // The axis the pair was fitted along, when it was fitted side by side.
+    let fitted_axis = {
+        let bd = if a.1[0] * b.1[0] + a.1[1] * b.1[1] < 0.0 {
+            [-b.1[0], -b.1[1]]
+        } else {
+            b.1
+        };
+        (a.1[1] + bd[1]).atan2(a.1[0] + bd[0])
+    };
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
     let fg = blob.data_bytes()?.to_vec();
     // The pair's pixels: foreground within half a width of either fitted
@@ -907,48 +991,74 @@ fn lay_side_by_side(
         syy += dy * dy;
         sxy += dx * dy;
     }
-    let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
-    let d = [theta.cos(), theta.sin()];
-    let across = [-d[1], d[0]];
-    // Where each side's pixels lie along the axis: the middle of their
-    // 3rd to 97th percentile.
-    let along_of = |sign: f64| -> Option<f64> {
-        let mut u: Vec<f64> = pts
-            .iter()
-            .filter(|p| ((p[0] - m[0]) * across[0] + (p[1] - m[1]) * across[1]) * sign > 0.0)
-            .map(|p| (p[0] - m[0]) * d[0] + (p[1] - m[1]) * d[1])
-            .collect();
-        if u.len() < 4 {
-            return None;
-        }
-        u.sort_by(f64::total_cmp);
-        let q = |f: f64| u[((u.len() - 1) as f64 * f).round() as usize];
-        Some((q(0.03) + q(0.97)) / 2.0)
-    };
-    let (Some(tp), Some(tn)) = (along_of(1.0), along_of(-1.0)) else {
-        return Ok(());
-    };
-    let at = |t: f64, off: f64| {
-        [
-            m[0] + t * d[0] + off * across[0],
-            m[1] + t * d[1] + off * across[1],
-        ]
-    };
+    let blob_axis = 0.5 * (2.0 * sxy).atan2(sxx - syy);
     let mut cover = Coverage::new(&fg, bw, bh, l, rects);
     let current = cover.score;
     let keep = [rects[0], rects[1]];
+    // The score of a candidate pair in place of the fitted one.
+    let mut score_of = |cand: &[Placed; 2]| {
+        cover.shift(&keep[0], &cand[0]);
+        let sc = cover.shift(&keep[1], &cand[1]);
+        cover.shift(&cand[0], &keep[0]);
+        cover.shift(&cand[1], &keep[1]);
+        sc
+    };
+    // Along the blob's long axis, and turned from it: two sticks side by
+    // side but staggered along their length make a blob whose long axis
+    // runs askew of theirs. A pair fitted side by side is also tried turned
+    // from its own axis.
+    let mut axes = vec![blob_axis];
+    if !crossed && (fitted_axis - blob_axis).sin().abs() > 0.02 {
+        axes.push(fitted_axis);
+    }
+    // Each axis: the pair laid a width apart at the full width, each stick
+    // where its side's pixels lie along the axis (the middle of their 3rd
+    // to 97th percentile).
+    let mut laid_along: Vec<([f64; 2], f64, f64, f64)> = Vec::new();
+    let mut u = Vec::with_capacity(pts.len());
+    for axis in axes {
+        for k in -SIDE_BY_SIDE_TURNS..=SIDE_BY_SIDE_TURNS {
+            let theta = axis + (k as f64 * SIDE_BY_SIDE_TURN_DEG).to_radians();
+            let d = [theta.cos(), theta.sin()];
+            let across = [-d[1], d[0]];
+            let mut along_of = |sign: f64| -> Option<f64> {
+                u.clear();
+                u.extend(
+                    pts.iter()
+                        .filter(|p| {
+                            ((p[0] - m[0]) * across[0] + (p[1] - m[1]) * across[1]) * sign > 0.0
+                        })
+                        .map(|p| (p[0] - m[0]) * d[0] + (p[1] - m[1]) * d[1]),
+                );
+                if u.len() < 4 {
+                    return None;
+                }
+                let mut q = |f: f64| {
+                    let k = ((u.len() - 1) as f64 * f).round() as usize;
+                    *u.select_nth_unstable_by(k, f64::total_cmp).1
+                };
+                Some((q(0.03) + q(0.97)) / 2.0)
+            };
+            let (Some(tp), Some(tn)) = (along_of(1.0), along_of(-1.0)) else {
+                continue;
+            };
+            let sc = score_of(&pair_at(m, d, tp, tn, wd, 1.0, (1.0, 1.0)));
+            laid_along.push((d, tp, tn, sc));
+        }
+    }
+    // The best axes, each with the pair a little closer or further
+    // apart, and one of them slimmer (a round face whose flanks read as mat).
+    laid_along.sort_by(|x, y| y.3.total_cmp(&x.3));
     let mut pick: Option<([Placed; 2], f64)> = None;
-    for apart in [0.9, 1.0, 1.1] {
-        for (wp, wn) in [(1.0, 1.0), (REFIT_SLIM, 1.0), (1.0, REFIT_SLIM)] {
-            let h = apart * wd / 2.0;
-            let cand = [(at(tp, h), d, wp * wd), (at(tn, -h), d, wn * wd)];
-            cover.shift(&keep[0], &cand[0]);
-            let sc = cover.shift(&keep[1], &cand[1]);
-            if pick.is_none_or(|(_, best)| sc > best) {
-                pick = Some((cand, sc));
+    for &(d, tp, tn, _) in laid_along.iter().take(SIDE_BY_SIDE_AXES) {
+        for apart in [0.9, 1.0, 1.1] {
+            for widths in [(1.0, 1.0), (REFIT_SLIM, 1.0), (1.0, REFIT_SLIM)] {
+                let cand = pair_at(m, d, tp, tn, wd, apart, widths);
+                let sc = score_of(&cand);
+                if pick.is_none_or(|(_, best)| sc > best) {
+                    pick = Some((cand, sc));
+                }
             }
-            cover.shift(&cand[0], &keep[0]);
-            cover.shift(&cand[1], &keep[1]);
         }
     }
     let Some((mut pair, _)) = pick else {
@@ -956,11 +1066,58 @@ fn lay_side_by_side(
     };
     refine_with(blob, &mut pair, l, wd, REFIT_ROUNDS, widths, REFIT_SHIFT)?;
     let laid = Coverage::new(&fg, bw, bh, l, &pair).score;
-    if laid > current + SIDE_BY_SIDE_GAIN * l * wd {
+    let gain = if crossed {
+        SIDE_BY_SIDE_GAIN
+    } else {
+        TURNED_PAIR_GAIN
+    };
+    if laid > current + gain * l * wd {
+        // Each fitted stick keeps the place nearest its own.
+        let d = |p: &Placed, q: &Placed| (p.0[0] - q.0[0]).hypot(p.0[1] - q.0[1]);
+        if d(&pair[0], &keep[1]) + d(&pair[1], &keep[0])
+            < d(&pair[0], &keep[0]) + d(&pair[1], &keep[1])
+        {
+            pair.swap(0, 1);
+        }
         rects.copy_from_slice(&pair);
     }
     Ok(())
 }
+
+/// Two sticks laid side by side along `d` through `m`: `apart` widths
+/// apart, each at its place along (`tp` on the +across side, `tn` on the
+/// other) and its share of the width.
+fn pair_at(
+    m: [f64; 2],
+    d: [f64; 2],
+    tp: f64,
+    tn: f64,
+    wd: f64,
+    apart: f64,
+    (wp, wn): (f64, f64),
+) -> [Placed; 2] {
+    let across = [-d[1], d[0]];
+    let h = apart * wd / 2.0;
+    let at = |t: f64, off: f64| {
+        [
+            m[0] + t * d[0] + off * across[0],
+            m[1] + t * d[1] + off * across[1],
+        ]
+    };
+    [(at(tp, h), d, wp * wd), (at(tn, -h), d, wn * wd)]
+}
+
+/// The pair laid side by side is tried along the blob's axis and turned
+/// from it by up to this many steps each way, of this many degrees.
+const SIDE_BY_SIDE_TURNS: i32 = 8;
+const SIDE_BY_SIDE_TURN_DEG: f64 = 2.5;
+/// The axes (by how well the pair laid plainly along them explains the
+/// blob) at which the pair is tried further apart, closer, or one slimmer.
+const SIDE_BY_SIDE_AXES: usize = 4;
+/// How much better (in stick areas) a pair fitted side by side must be
+/// explained laid side by side along another axis: a few pixels, so that
+/// a pair fitted about as well stays as it was.
+const TURNED_PAIR_GAIN: f64 = 0.05;
 
 /// How much better (in stick areas) two sticks laid side by side must explain
 /// their blob than the cross they were fitted as (see `lay_side_by_side`).
@@ -1200,6 +1357,81 @@ mod tests {
             imgproc::fill_convex_poly_def(&mut m, &pts, Scalar::all(255.0)).unwrap();
         }
         m
+    }
+
+    /// A mat (dark green) left of column `edge`, the floor (light purple)
+    /// right of it, and a light wooden stick on the mat where `stick` holds.
+    fn mat_and_floor(edge: i32, stick: bool) -> Mat {
+        let mut m = Mat::new_rows_cols_with_default(
+            120,
+            240,
+            opencv::core::CV_8UC3,
+            Scalar::new(40.0, 60.0, 35.0, 0.0),
+        )
+        .unwrap();
+        let floor = opencv::core::Rect::new(edge, 0, 240 - edge, 120);
+        imgproc::rectangle_def(&mut m, floor, Scalar::new(200.0, 150.0, 190.0, 0.0)).unwrap();
+        if stick {
+            let at = opencv::core::Rect::new(40, 50, 60, 12);
+            imgproc::rectangle(&mut m, at, Scalar::new(120.0, 190.0, 220.0, 0.0), -1, 8, 0)
+                .unwrap();
+        }
+        m
+    }
+
+    #[test]
+    fn the_mat_outline_shifted_two_pixels_shows_nothing_new_and_a_stick_shows_whole() {
+        let empty = mat_and_floor(150, false);
+        let reference = Reference::new(&empty).unwrap();
+        let shown = |frame: &Mat| {
+            opencv::core::count_non_zero(&foreground(&to_lab(frame).unwrap(), &reference).unwrap())
+                .unwrap()
+        };
+        // The camera moved: the outline's edge lands two pixels over (a
+        // sliver of one pixel the opening takes off anyway).
+        for edge in [148, 152] {
+            assert_eq!(shown(&mat_and_floor(edge, false)), 0, "edge at {edge}");
+        }
+        // A stick on the even mat shows at its full size (60 × 12, and a
+        // pixel round it that the smoothing before differencing spreads).
+        let stick = shown(&mat_and_floor(151, true));
+        assert!((700..=880).contains(&stick), "{stick}");
+    }
+
+    #[test]
+    fn a_staggered_pair_fitted_along_its_blobs_askew_axis_is_turned_onto_its_sticks() {
+        // Two sticks side by side at 56°, touching, one a third of a stick
+        // further along than the other (look 1004652, throw 0): their blob's
+        // long axis runs about 15° off theirs, and the split laid both
+        // along it.
+        let (l, wd) = (60.0, 12.0);
+        let d = 56f64.to_radians();
+        let (along, across) = ([d.cos(), d.sin()], [-d.sin(), d.cos()]);
+        let at = |t: f64, o: f64| {
+            [
+                100.0 + t * along[0] + o * across[0],
+                90.0 + t * along[1] + o * across[1],
+            ]
+        };
+        let a = stick(at(-10.0, -6.0), 56.0);
+        let b = stick(at(10.0, 6.0), 56.0);
+        let mask = mask_of(&[a, b], 200, 180);
+        let mut group = [stick(at(-10.0, -6.0), 41.0), stick(at(10.0, 6.0), 41.0)];
+        refit_full(&mask, [0.0, 0.0], &mut group, l, wd).unwrap();
+        let mut got = group.to_vec();
+        // Matched to the truth by the side they lie on.
+        got.sort_by(|x, y| {
+            let o =
+                |s: &Found| (s.center[0] - 100.0) * across[0] + (s.center[1] - 90.0) * across[1];
+            o(x).total_cmp(&o(y))
+        });
+        for (got, truth) in got.iter().zip([a, b]) {
+            let off = (got.center[0] - truth.center[0]).hypot(got.center[1] - truth.center[1]);
+            let turn = (got.angle_deg() - truth.angle_deg()).abs();
+            assert!(off <= 1.5, "{got:?} against {truth:?}");
+            assert!(turn.min(180.0 - turn) <= 2.5, "{got:?} against {truth:?}");
+            assert!(got.width >= 0.8 * wd, "{got:?}");
+        }
     }
 
     #[test]
