@@ -162,7 +162,7 @@ pub struct EvalArgs {
     #[arg(long)]
     true_placement: bool,
     /// With `--from-dump`: judge under these calling bars instead of the
-    /// shipped ones: FACE_CALL,READER_FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_NEED,MIN_CONF,CROSSED
+    /// shipped ones: FACE_CALL,READER_FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_CALL,MIN_CONF,CROSSED
     /// (as `--sweep` prints them).
     #[arg(long, value_parser = parse_bars)]
     bars: Option<vision::Thresholds>,

@@ -414,7 +414,7 @@ pub const UNREADABLE: f64 = 0.5;
 /// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
 /// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):
 /// it must read the taught marked stick as marked, and the other three flat
-/// faces as unmarked, at the certainty a call needs ([`MARK_NEED`]).
+/// faces as unmarked, at [`MARK_NEED`].
 pub fn check_readable(
     classifier: &Classifier,
     taught: &mut Taught,

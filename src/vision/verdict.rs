@@ -177,10 +177,23 @@ const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
 pub const FACE_CALL_SHARED: f64 = 0.9;
 /// A stick is unsure once "neither face" gets this share of the votes.
 pub const NEITHER_MAX: f64 = 0.15;
-/// Certainty needed on the mark of the one flat face up. (Where another
-/// stick reaches over it, the other passes for a mark or hides it: the mark
-/// is then read only at the place teaching found it, see [`mark_clear_of`].)
+/// The certainty at which the stick reader's mark head is trusted at
+/// teaching: it must read the taught marked stick as marked, and the other
+/// flat faces as unmarked, at this or more (`vision::check_readable`).
 pub const MARK_NEED: f64 = 0.8;
+/// Certainty needed on the mark of the one flat face up to call it marked
+/// or unmarked. (Where another stick reaches over it, the other passes for a
+/// mark or hides it: the mark is then read only at the place teaching found
+/// it, see [`mark_clear_of`].) 0.8 until round 24, when three throws were
+/// called wrong at 0.80–0.88: fresh look 1004706, throw 48, a flat face
+/// with a round one resting on it, fitted 6.4 px off so that it seemed clear
+/// of the mark place, read marked at 0.80 (a silent 뒷도 for 도); training
+/// look 900259, throw 23, a flat face in a blob read unmarked at 0.87 (도
+/// for 뒷도); fresh look 1004846, throw 45, a lone marked face with a small
+/// dot on a straw mat read unmarked at 0.877 (도 for 뒷도; that look's
+/// unmarked faces read at 0.0000). On the stored and fresh sets, 13 throws
+/// called right at 0.8–0.9 are referred (ADR 0060).
+pub const MARK_CALL: f64 = 0.9;
 /// The readers' certainty at which a stick lying across another (or under
 /// one) is read even when its shading fit says the other face. On the seven
 /// stored held-out sets, overruling it from 0.99 called 41 more of their
@@ -309,7 +322,7 @@ impl Default for Thresholds {
             reader_face_call: READER_FACE_CALL,
             face_call_shared: FACE_CALL_SHARED,
             neither_max: NEITHER_MAX,
-            mark_need: MARK_NEED,
+            mark_need: MARK_CALL,
             min_conf: MIN_CONF,
             crossed: CROSSED,
         }
@@ -500,7 +513,10 @@ fn forest_doubts(p: &FaceProbs, taught: &Taught) -> bool {
         return false;
     };
     let k = if own[0] > own[1] { 0 } else { 1 };
-    let sure = if taught.readability.is_some_and(|r| r >= READABLE) {
+    // At a readable station the stick reader at `READABLE_LONE_SURE` stands
+    // against the forest only where the forest and the net together lean
+    // its way (ADR 0063).
+    let sure = if taught.readability.is_some_and(|r| r >= READABLE) && others_lean_with_reader(p) {
         READABLE_LONE_SURE
     } else {
         LONE_READER_SURE
@@ -519,7 +535,9 @@ fn forest_doubts(p: &FaceProbs, taught: &Taught) -> bool {
 /// stations under this (look 1004494 at 0.77, a 0.981 reading; look
 /// 1004242 at 0.86, 0.983 and 0.987); at stations of 0.9 or more the surest
 /// it read wrong was 0.967, and at 0.99 or more it read 68 sticks, all right
-/// (ADR 0058).
+/// (ADR 0058). Only where the forest and the net together lean its way: on
+/// fresh look 1004886 (0.97) it read a lone stick on its edge round at
+/// 0.9936 where the net read it flat (ADR 0063).
 const READABLE: f64 = 0.9;
 const READABLE_LONE_SURE: f64 = 0.99;
 
@@ -583,7 +601,7 @@ fn pair_covers_too_little(
 /// certainty at which the head alone tells the marked stick where the taught
 /// mark hardly stands out (`Taught::mark_distinct`): on the 28,584 throws of
 /// the training looks that called 14 more clear throws and none wrong, where
-/// the calling bar (`MARK_NEED`) made a silent 도 → 뒷도 at 0.81; on look
+/// the calling bar (0.8 then) made a silent 도 → 뒷도 at 0.81; on look
 /// 1004150 (its mark check passed) it called 13 more of its 73 clear throws
 /// (ADR 0053). 0.98 since round 22: at 0.972 the head read a lone flat face
 /// crossed by the marked stick (round face up) as the marked one, a silent
@@ -893,8 +911,9 @@ pub fn judge_with(
         // z is −1 at the most mark-like unmarked taught stick and +1 at the
         // marked one. On generated looks unmarked flat faces read z ≤ −0.95 and
         // marked ones z ≥ 0.7 (22 training-range looks the model never saw), so
-        // certainty MARK_NEED is reached half-way out (|z| ≈ 0.5); a slope of 3
-        // put the bar at |z| ≈ 1 and referred half the clear 도 and 뒷도.
+        // certainty 0.8 is reached half-way out (|z| ≈ 0.5), `MARK_CALL` at
+        // |z| ≈ 0.8; a slope of 3 put a bar of 0.8 at |z| ≈ 1 and referred half
+        // the clear 도 and 뒷도.
         let p_of = |m: f64| 1.0 / (1.0 + (-MARK_SLOPE * (m - thr) / margin).exp());
         // Across another stick, that stick's edge passes for a mark (a
         // silent 도 → 뒷도 seen on generated throws) or covers the mark: the
@@ -1398,6 +1417,22 @@ mod tests {
         // So is a reading whose "neither" is over one less the bar.
         let leaning = three_read([0.62, 0.36, 0.02], [0.98, 0.01, 0.01], [0.99, 0.0, 0.011]);
         assert!(forest_doubts(&leaning, &station(1.0)));
+        // Fresh look 1004886, throw 12 (readability 0.97): a lone stick on
+        // its edge read round at 0.9936, the forest 0.42 round and 0.35
+        // "neither", the net 0.92 flat (a silent 걸 for 윷). The forest and
+        // net together lean flat: held, as at 0.999 it would stand.
+        let on_edge = three_read(
+            [0.2333, 0.42, 0.3467],
+            [0.9248, 0.0368, 0.0385],
+            [0.0003, 0.9936, 0.0061],
+        );
+        assert!(forest_doubts(&on_edge, &station(0.97)));
+        let surer = three_read(
+            [0.2333, 0.42, 0.3467],
+            [0.9248, 0.0368, 0.0385],
+            [0.0003, 0.9995, 0.0002],
+        );
+        assert!(!forest_doubts(&surer, &station(0.97)));
     }
 
     #[test]
