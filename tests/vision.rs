@@ -121,6 +121,29 @@ fn calibration_maps_the_mat_to_centimetres() {
 }
 
 #[test]
+fn calibration_notes_a_mat_that_shows_small_in_the_picture() {
+    use yutstation::vision::calibrate::{calibration_notes, SMALL_IN_PICTURE_PX_PER_CM};
+    // One mat, seen by cameras of two resolutions from the same place.
+    let seed = looks()[0].seed;
+    let at = |w: u32, h: u32| {
+        let look = Look::random(seed, w, h);
+        calibrate(&empty_of(&look), spec(&look)).unwrap()
+    };
+    let sharp = at(1920, 1200);
+    assert!(
+        sharp.px_per_cm_at_centre() >= SMALL_IN_PICTURE_PX_PER_CM,
+        "{:.2} px/cm",
+        sharp.px_per_cm_at_centre()
+    );
+    assert!(calibration_notes(&sharp).is_empty());
+    let coarse = at(W, H);
+    assert!(coarse.px_per_cm_at_centre() < SMALL_IN_PICTURE_PX_PER_CM);
+    let notes = calibration_notes(&coarse);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("bring the camera closer"), "{notes:?}");
+}
+
+#[test]
 fn calibration_refuses_what_it_cannot_use() {
     let look = &looks()[0];
     let img = empty_of(look);

@@ -398,10 +398,13 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
     println!(
         "calibrated: {} mat, {:.1} px/cm at the centre, lens k {:.3}; profile {}",
         c.mat,
-        c.map.px_per_cm(c.map.to_px([0.0, 0.0])),
+        c.px_per_cm_at_centre(),
         c.map.lens.k,
         a.out.display()
     );
+    for note in vision::calibrate::calibration_notes(&c) {
+        println!("note: {note}");
+    }
     Ok(())
 }
 

@@ -288,12 +288,16 @@ fn calibrate_step(
             };
             match calibrate(frame, spec) {
                 Ok(c) => {
-                    let px = c.map.px_per_cm(c.map.to_px([0.0, 0.0]));
+                    let px = c.px_per_cm_at_centre();
                     checks.push(check(
                         "mat",
                         true,
                         format!("{} found, {px:.1} px/cm at the centre", c.mat),
                     ));
+                    let note: String = vision::calibrate::calibration_notes(&c)
+                        .iter()
+                        .map(|n| format!("; note: {n}"))
+                        .collect();
                     *cal = Calibrating {
                         calibration: Some(c),
                         empty: Some(frame.clone()),
@@ -301,7 +305,7 @@ fn calibrate_step(
                     };
                     reply(
                         true,
-                        "mat found: now lay all four sticks flat face up on the mat, then press capture",
+                        format!("mat found: now lay all four sticks flat face up on the mat, then press capture{note}"),
                         checks,
                     )
                 }
