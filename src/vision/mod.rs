@@ -601,11 +601,10 @@ pub fn teach_measure(
     let reference = Reference::new(empty)?.with_colour_bar(colour_bar);
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
-        let centre = cal.map.to_px([0.0, 0.0]);
         let sc = work_scale(img.cols());
         let mask = bridge(
             &foreground(&to_lab(img)?, &reference)?,
-            3.0 * cal.map.px_per_cm(centre) * sc,
+            3.0 * cal.px_per_cm_at_centre() * sc,
         )?;
         // Any blob of at least 20 cm² that is not absurdly big.
         let size_at = |p: [f64; 2]| {

@@ -952,14 +952,11 @@ fn lay_side_by_side(
     let [a, b] = rects else {
         return Ok(());
     };
-    let crossed = (a.1[0] * b.1[0] + a.1[1] * b.1[1]).abs() < STRADDLE_PARALLEL;
+    let dot = a.1[0] * b.1[0] + a.1[1] * b.1[1];
+    let crossed = dot.abs() < STRADDLE_PARALLEL;
     // The axis the pair was fitted along, when it was fitted side by side.
     let fitted_axis = {
-        let bd = if a.1[0] * b.1[0] + a.1[1] * b.1[1] < 0.0 {
-            [-b.1[0], -b.1[1]]
-        } else {
-            b.1
-        };
+        let bd = if dot < 0.0 { [-b.1[0], -b.1[1]] } else { b.1 };
         (a.1[1] + bd[1]).atan2(a.1[0] + bd[0])
     };
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
