@@ -32,7 +32,10 @@ use features::{features, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
-use sticks::{bridge, find_sticks, foreground, others_than, to_lab, work_scale, Found, Reference};
+use sticks::{
+    bridge, faint_foreground, find_off_mat, find_sticks, foreground, others_than, to_lab,
+    work_scale, Found, Reference, OFF_MAT_CLEAR_CM, THROWN_STICKS,
+};
 
 /// The mark score of a stick: how much dark ink its flat face shows.
 pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
@@ -103,7 +106,9 @@ pub fn nominal_px(cal: &Calibration, length_cm: f64, width_cm: f64, at: [f64; 2]
     (length_cm * s, width_cm * s)
 }
 
-/// Find sticks and measure them. `size_cm` is the taught (length, width).
+/// Find sticks and measure them, as teaching does: every stick lies on the
+/// mat, so there is no second look off it ([`sticks::find_off_mat`]).
+/// `size_cm` is the taught (length, width).
 pub fn measure(
     cal: &Calibration,
     reference: &Reference,
@@ -111,13 +116,15 @@ pub fn measure(
     frame: &Mat,
     size_cm: (f64, f64),
 ) -> opencv::Result<Vec<Measured>> {
-    measure_placed(cal, reference, empty, frame, size_cm, &|_, _| {})
+    measure_placed(cal, reference, empty, frame, size_cm, &|_, _| {}, false)
 }
 
 /// [`measure`], with each found stick's placement (full-frame pixels) passed
 /// through `place` before it is measured: `eval --true-placement` moves it to
 /// the true pose, to tell the finder's errors from the face reader's. It is
 /// given the taught (length, width) in pixels where the stick was found.
+/// With `look_off_mat`, a throw short of sticks gets the faint second look
+/// off the mat ([`sticks::find_off_mat`]).
 pub fn measure_placed(
     cal: &Calibration,
     reference: &Reference,
@@ -125,6 +132,7 @@ pub fn measure_placed(
     frame: &Mat,
     size_cm: (f64, f64),
     place: &dyn Fn(&mut Found, (f64, f64)),
+    look_off_mat: bool,
 ) -> opencv::Result<Vec<Measured>> {
     let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
     let sc = work_scale(frame.cols());
@@ -133,11 +141,20 @@ pub fn measure_placed(
         (l * sc, w * sc)
     };
     let centre = cal.map.to_px([0.0, 0.0]);
-    let mask = bridge(
-        &foreground(&to_lab(frame)?, reference)?,
-        size_at(centre).1 * sc,
-    )?;
-    let mut found: Vec<Found> = find_sticks(&mask, &small_size, true)?
+    let lab = to_lab(frame)?;
+    let mask = bridge(&foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+    let mut small_found = find_sticks(&mask, &small_size, true)?;
+    if look_off_mat && small_found.len() < THROWN_STICKS {
+        let faint = bridge(&faint_foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+        let off_mat = |p: [f64; 2]| {
+            let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
+            cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM
+        };
+        let missing = THROWN_STICKS - small_found.len();
+        let more = find_off_mat(&faint, &small_size, &small_found, &off_mat, missing)?;
+        small_found.extend(more);
+    }
+    let mut found: Vec<Found> = small_found
         .into_iter()
         .map(|mut s| {
             s.center = [
@@ -292,6 +309,7 @@ impl Detector {
             frame,
             (self.taught.length_cm, self.taught.width_cm),
             place,
+            true,
         )
     }
 

@@ -27,6 +27,9 @@ pub struct Reference {
     pub rise: Mat,
     /// Lightness under which a pixel is darker than any shadow (16-bit).
     pub floor: Mat,
+    /// The lower rise of the faint second look off the mat
+    /// ([`FAINT_RISE`], 16-bit; see [`find_off_mat`]).
+    pub faint_rise: Mat,
     pub width: i32,
     pub height: i32,
     /// The colour change over which a pixel is no longer the mat
@@ -164,12 +167,20 @@ impl Reference {
         range(0, true)?.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
         let mut floor = Mat::default();
         range(0, false)?.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
+        let mut faint_rise = Mat::default();
+        range(0, true)?.convert_to(
+            &mut faint_rise,
+            opencv::core::CV_16S,
+            1.0 + FAINT_RISE.0,
+            FAINT_RISE.1,
+        )?;
         let (width, height) = (lab[0].cols(), lab[0].rows());
         Ok(Reference {
             ab_low: [range(1, false)?, range(2, false)?],
             ab_high: [range(1, true)?, range(2, true)?],
             rise,
             floor,
+            faint_rise,
             width,
             height,
             colour_bar: COLOUR_BAR,
@@ -185,14 +196,44 @@ impl Reference {
 /// The foreground mask (255 = not the empty mat or floor, and not a shadow).
 /// `frame_lab` comes from [`to_lab`].
 pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
+    foreground_at(
+        frame_lab,
+        reference,
+        &reference.rise,
+        &reference.floor,
+        reference.colour_bar,
+    )
+}
+
+/// [`foreground`] at the faint second look's bars: a smaller rise in
+/// lightness ([`FAINT_RISE`]) and a lower colour bar ([`FAINT_COLOUR`]);
+/// darker still means darker than any shadow.
+pub fn faint_foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
+    let bar = reference.colour_bar * FAINT_COLOUR;
+    foreground_at(
+        frame_lab,
+        reference,
+        &reference.faint_rise,
+        &reference.floor,
+        bar,
+    )
+}
+
+fn foreground_at(
+    frame_lab: &Mat,
+    reference: &Reference,
+    rise: &Mat,
+    floor: &Mat,
+    colour_bar: f64,
+) -> opencv::Result<Mat> {
     use opencv::core::{add_def, bitwise_or_def, compare, subtract_def, CMP_GT, CMP_LT, CV_16S};
     let [l, a, b] = planes(frame_lab)?;
     let mut l16 = Mat::default();
     l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
     let mut bright = Mat::default();
-    compare(&l16, &reference.rise, &mut bright, CMP_GT)?;
+    compare(&l16, rise, &mut bright, CMP_GT)?;
     let mut dark = Mat::default();
-    compare(&l16, &reference.floor, &mut dark, CMP_LT)?;
+    compare(&l16, floor, &mut dark, CMP_LT)?;
     // Colour change (shadows keep the colour): how far a and b lie outside
     // the empty mat's range around the pixel, summed (8-bit arithmetic
     // stops at 0, so only the side it lies out on counts).
@@ -214,7 +255,7 @@ pub fn foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat>
         }
     }
     let mut colour = Mat::default();
-    compare(&dc, &Scalar::all(reference.colour_bar), &mut colour, CMP_GT)?;
+    compare(&dc, &Scalar::all(colour_bar), &mut colour, CMP_GT)?;
     let mut m1 = Mat::default();
     bitwise_or_def(&bright, &dark, &mut m1)?;
     let mut m = Mat::default();
@@ -269,6 +310,17 @@ impl Found {
             .atan2(self.dir[0])
             .to_degrees()
             .rem_euclid(180.0)
+    }
+
+    /// Whether point `q` lies on this stick's rectangle.
+    pub fn covers(&self, q: [f64; 2]) -> bool {
+        in_rect(
+            q,
+            self.center,
+            self.dir,
+            self.length / 2.0,
+            self.width / 2.0,
+        )
     }
 
     pub fn corners(&self) -> [[f64; 2]; 4] {
@@ -497,6 +549,106 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
                 blob_ratio: ratio,
             });
         }
+    }
+    Ok(out)
+}
+
+/// How many sticks a throw has.
+pub const THROWN_STICKS: usize = 4;
+
+/// The faint second look's rise in lightness: over the empty picture's by
+/// this share and these units (the first look's is 6 % and 6). A light
+/// stick off the mat on a floor of about its lightness and colour (look
+/// 1004758: a floor of L 80, the stick 91, |Δa| + |Δb| 5) stays under the
+/// first look's bars, and the throw, 낙, went to the referee with three
+/// sticks found.
+const FAINT_RISE: (f64, f64) = (0.03, 3.0);
+/// The faint second look's colour bar, as a share of the station's
+/// (look 1004903: a stick on a grey floor, |Δa| + |Δb| 8 against 9).
+const FAINT_COLOUR: f64 = 0.6;
+/// How far off the mat (cm) every corner of what the faint second look
+/// finds must lie: past the mat's hem and the calibration's error, so
+/// nothing of the mat itself is taken.
+pub const OFF_MAT_CLEAR_CM: f64 = 1.0;
+
+/// The faint second look off the mat: where the first look found fewer
+/// than [`THROWN_STICKS`] sticks, a missing one may lie on a floor that
+/// shows it only faintly. `faint` is the foreground at the faint bars
+/// ([`faint_foreground`], bridged like the first look's), `found` what the
+/// first look found, both at the working scale; `off_mat` tells whether a
+/// point (working scale) lies clearly off the mat. A blob of the faint
+/// foreground counts as a stick when it has one whole stick's size and
+/// shape (as [`find_sticks`] takes a blob for one stick, and at least
+/// 0.8 of a stick long), lies wholly off the mat and is none of the
+/// sticks found. Only when there are no more such blobs than sticks
+/// missing are they taken: more would mean the floor itself shows at
+/// these bars, and then the referee counts.
+pub fn find_off_mat(
+    faint: &Mat,
+    size_at: SizeAt,
+    found: &[Found],
+    off_mat: &dyn Fn([f64; 2]) -> bool,
+    missing: usize,
+) -> opencv::Result<Vec<Found>> {
+    let mut labels = Mat::default();
+    let mut stats = Mat::default();
+    let mut cents = Mat::default();
+    let n =
+        imgproc::connected_components_with_stats_def(faint, &mut labels, &mut stats, &mut cents)?;
+    let mut out = Vec::new();
+    for i in 1..n {
+        let area = *stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)? as f64;
+        let centre = [*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?];
+        let (l, wd) = size_at(centre);
+        let ratio = area / (l * wd);
+        if !(0.6..1.45).contains(&ratio) || found.iter().any(|f| f.covers(centre)) {
+            continue;
+        }
+        let rect = opencv::core::Rect::new(
+            *stats.at_2d::<i32>(i, imgproc::CC_STAT_LEFT)?,
+            *stats.at_2d::<i32>(i, imgproc::CC_STAT_TOP)?,
+            *stats.at_2d::<i32>(i, imgproc::CC_STAT_WIDTH)?,
+            *stats.at_2d::<i32>(i, imgproc::CC_STAT_HEIGHT)?,
+        );
+        let mut own = Mat::default();
+        opencv::core::compare(
+            &Mat::roi(&labels, rect)?,
+            &Scalar::all(i as f64),
+            &mut own,
+            opencv::core::CMP_EQ,
+        )?;
+        let mut pts = Vector::<Point>::new();
+        opencv::core::find_non_zero(&own, &mut pts)?;
+        let rr = imgproc::min_area_rect(&pts)?;
+        let (rl, rw) = (
+            rr.size.width.max(rr.size.height) as f64,
+            rr.size.width.min(rr.size.height) as f64,
+        );
+        if !(0.8 * l..1.25 * l).contains(&rl) || rw >= 1.5 * wd {
+            continue;
+        }
+        let th = (rr.angle as f64).to_radians();
+        let mut dir = [th.cos(), th.sin()];
+        if rr.size.height > rr.size.width {
+            dir = [-dir[1], dir[0]];
+        }
+        let stick = Found {
+            center: [
+                rr.center.x as f64 + rect.x as f64,
+                rr.center.y as f64 + rect.y as f64,
+            ],
+            dir,
+            length: rl,
+            width: (area / rl.max(1.0)).min(rw),
+            shared: false,
+            blob_ratio: ratio,
+        };
+        if stick.corners().iter().all(|c| off_mat(*c)) {
+            out.push(stick);
+        }
+    }
+    if out.len() > missing {
+        out.clear();
     }
     Ok(out)
 }
@@ -961,34 +1113,11 @@ fn lay_side_by_side(
     };
     let (bw, bh) = (blob.cols() as usize, blob.rows() as usize);
     let fg = blob.data_bytes()?.to_vec();
-    // The pair's pixels: foreground within half a width of either fitted
-    // stick's sides (the crop may hold the ends of other blobs).
-    let near = |q: [f64; 2], r: &Placed| in_rect(q, r.0, r.1, l / 2.0 + 2.0, r.2 / 2.0 + wd / 2.0);
-    let mut pts = Vec::new();
-    for y in 0..bh {
-        for x in 0..bw {
-            let q = [x as f64, y as f64];
-            if fg[y * bw + x] > 0 && (near(q, a) || near(q, b)) {
-                pts.push(q);
-            }
-        }
-    }
+    let pts = pair_pixels(&fg, bw, bh, [a, b], l, wd);
     if pts.len() < 8 {
         return Ok(());
     }
-    let n = pts.len() as f64;
-    let m = [
-        pts.iter().map(|p| p[0]).sum::<f64>() / n,
-        pts.iter().map(|p| p[1]).sum::<f64>() / n,
-    ];
-    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
-    for p in &pts {
-        let (dx, dy) = (p[0] - m[0], p[1] - m[1]);
-        sxx += dx * dx;
-        syy += dy * dy;
-        sxy += dx * dy;
-    }
-    let blob_axis = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    let (m, blob_axis) = principal_axis(&pts);
     let mut cover = Coverage::new(&fg, bw, bh, l, rects);
     let current = cover.score;
     let keep = [rects[0], rects[1]];
@@ -1079,6 +1208,47 @@ fn lay_side_by_side(
         rects.copy_from_slice(&pair);
     }
     Ok(())
+}
+
+/// A pair's pixels: the foreground within half a width of either fitted
+/// stick's sides (the crop may hold the ends of other blobs).
+fn pair_pixels(
+    fg: &[u8],
+    bw: usize,
+    bh: usize,
+    pair: [&Placed; 2],
+    l: f64,
+    wd: f64,
+) -> Vec<[f64; 2]> {
+    let near = |q: [f64; 2], r: &Placed| in_rect(q, r.0, r.1, l / 2.0 + 2.0, r.2 / 2.0 + wd / 2.0);
+    let mut pts = Vec::new();
+    for y in 0..bh {
+        for x in 0..bw {
+            let q = [x as f64, y as f64];
+            if fg[y * bw + x] > 0 && pair.iter().any(|r| near(q, r)) {
+                pts.push(q);
+            }
+        }
+    }
+    pts
+}
+
+/// The mean of `pts` and the angle (radians) of their long axis, by their
+/// second moments.
+fn principal_axis(pts: &[[f64; 2]]) -> ([f64; 2], f64) {
+    let n = pts.len().max(1) as f64;
+    let m = [
+        pts.iter().map(|p| p[0]).sum::<f64>() / n,
+        pts.iter().map(|p| p[1]).sum::<f64>() / n,
+    ];
+    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
+    for p in pts {
+        let (dx, dy) = (p[0] - m[0], p[1] - m[1]);
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+    }
+    (m, 0.5 * (2.0 * sxy).atan2(sxx - syy))
 }
 
 /// Two sticks laid side by side along `d` through `m`: `apart` widths
@@ -1393,6 +1563,83 @@ mod tests {
         // pixel round it that the smoothing before differencing spreads).
         let stick = shown(&mat_and_floor(151, true));
         assert!((700..=880).contains(&stick), "{stick}");
+    }
+
+    /// A mat (left of x = 150) and a floor beside it, with sticks 60 × 12
+    /// lying on the floor at `rows`: light ones only a little lighter than
+    /// it (about 10 in 8-bit L, the colour all but the same), or dark ones
+    /// at about three quarters of its lightness, as a shadow would be.
+    fn faint_sticks_on_the_floor(rows: &[i32], dark: bool) -> Mat {
+        let mut m = Mat::new_rows_cols_with_default(
+            160,
+            240,
+            opencv::core::CV_8UC3,
+            Scalar::new(40.0, 60.0, 35.0, 0.0),
+        )
+        .unwrap();
+        let floor = opencv::core::Rect::new(150, 0, 90, 160);
+        imgproc::rectangle(&mut m, floor, Scalar::new(90.0, 95.0, 110.0, 0.0), -1, 8, 0).unwrap();
+        for &y in rows {
+            let at = opencv::core::Rect::new(168, y, 60, 12);
+            let colour = if dark {
+                Scalar::new(66.0, 70.0, 81.0, 0.0)
+            } else {
+                Scalar::new(100.0, 106.0, 121.0, 0.0)
+            };
+            imgproc::rectangle(&mut m, at, colour, -1, 8, 0).unwrap();
+        }
+        m
+    }
+
+    #[test]
+    fn a_stick_faint_on_the_floor_is_found_by_the_second_look_when_one_is_missing() {
+        let reference = Reference::new(&faint_sticks_on_the_floor(&[], false)).unwrap();
+        let size = |_: [f64; 2]| (60.0, 12.0);
+        let off_floor = |p: [f64; 2]| p[0] > 152.0;
+        let lab = to_lab(&faint_sticks_on_the_floor(&[40], false)).unwrap();
+        // The first look does not see it.
+        let first = bridge(&foreground(&lab, &reference).unwrap(), 12.0).unwrap();
+        assert!(find_sticks(&first, &size, true).unwrap().is_empty());
+        let faint = bridge(&faint_foreground(&lab, &reference).unwrap(), 12.0).unwrap();
+        let got = find_off_mat(&faint, &size, &[], &off_floor, 1).unwrap();
+        assert_eq!(got.len(), 1, "{got:?}");
+        let s = got[0];
+        assert!(
+            (s.center[0] - 197.5).abs() < 2.0 && (s.center[1] - 45.5).abs() < 2.0,
+            "{s:?}"
+        );
+        assert!((55.0..66.0).contains(&s.length), "{s:?}");
+        // Darker than the floor only as a shadow is, it is not taken: it
+        // may be one (ADR 0064).
+        let dark = to_lab(&faint_sticks_on_the_floor(&[40], true)).unwrap();
+        let shade = bridge(&faint_foreground(&dark, &reference).unwrap(), 12.0).unwrap();
+        assert!(find_off_mat(&shade, &size, &[], &off_floor, 1)
+            .unwrap()
+            .is_empty());
+        // Not where it reaches onto the mat, nor where it is one of the
+        // sticks already found.
+        let past_200 = |p: [f64; 2]| p[0] > 200.0;
+        assert!(find_off_mat(&faint, &size, &[], &past_200, 1)
+            .unwrap()
+            .is_empty());
+        let known = Found { shared: false, ..s };
+        assert!(find_off_mat(&faint, &size, &[known], &off_floor, 1)
+            .unwrap()
+            .is_empty());
+        // Two such things where one stick is missing: the floor itself may
+        // show at these bars, so neither is taken; where two are missing,
+        // both are.
+        let two = to_lab(&faint_sticks_on_the_floor(&[40, 110], false)).unwrap();
+        let faint = bridge(&faint_foreground(&two, &reference).unwrap(), 12.0).unwrap();
+        assert!(find_off_mat(&faint, &size, &[], &off_floor, 1)
+            .unwrap()
+            .is_empty());
+        assert_eq!(
+            find_off_mat(&faint, &size, &[], &off_floor, 2)
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::features::{
 };
 use super::mark_score;
 use super::profile::{Taught, FIT_CONTRAST};
-use super::sticks::{covered_share, others_than, Found};
+use super::sticks::{covered_share, others_than, Found, THROWN_STICKS};
 use super::Measured;
 use crate::rules::yut::ThrowResult;
 use serde::{Deserialize, Serialize};
@@ -684,7 +684,7 @@ pub fn judge_with(
     th: &Thresholds,
 ) -> Verdict {
     let mut reasons = Vec::new();
-    if sticks.len() != 4 {
+    if sticks.len() != THROWN_STICKS {
         reasons.push(Reason::StickCount);
     }
     let mut readings = Vec::new();
@@ -1021,7 +1021,7 @@ fn whole_stick_off(found: &[Found], piece: &[bool], off: &[bool]) -> bool {
             whole_off = true;
         }
     }
-    whole_off && count == 4
+    whole_off && count == THROWN_STICKS
 }
 
 /// Stick `i` lies on stick `j` where they cross when it shows as itself
