@@ -163,12 +163,13 @@ impl Reference {
         };
         // Brighter: a rise of 6 + 6 % of the mat's lightness. Darker than a
         // shadow: under 55 % of it (shadows are left out on purpose).
+        let lightest = range(0, true)?;
         let mut rise = Mat::default();
-        range(0, true)?.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
+        lightest.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
         let mut floor = Mat::default();
         range(0, false)?.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
         let mut faint_rise = Mat::default();
-        range(0, true)?.convert_to(
+        lightest.convert_to(
             &mut faint_rise,
             opencv::core::CV_16S,
             1.0 + FAINT_RISE.0,
