@@ -509,23 +509,7 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
         );
         let single = !split || (ratio < 1.45 && rl < 1.25 * l && rw < 1.5 * wd);
         if single {
-            let th = (rr.angle as f64).to_radians();
-            let mut dir = [th.cos(), th.sin()];
-            if rr.size.height > rr.size.width {
-                dir = [-dir[1], dir[0]];
-            }
-            out.push(Found {
-                center: [
-                    rr.center.x as f64 + x0 as f64,
-                    rr.center.y as f64 + y0 as f64,
-                ],
-                dir,
-                length: rl,
-                // Area over length: less swayed by a ragged edge than the box.
-                width: (area / rl.max(1.0)).min(rw),
-                shared: false,
-                blob_ratio: ratio,
-            });
+            out.push(lone_stick(&rr, [x0 as f64, y0 as f64], area, ratio));
             continue;
         }
         // Sticks in the blob, at 0.95 of a stick's area each (they overlap a
@@ -552,6 +536,33 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
         }
     }
     Ok(out)
+}
+
+/// A blob taken for one stick alone: its minimum-area box (`rr`, in pixels
+/// of a crop whose top-left corner is `origin`), its pixel count `area` and
+/// its area over one stick's, `ratio`.
+fn lone_stick(rr: &opencv::core::RotatedRect, origin: [f64; 2], area: f64, ratio: f64) -> Found {
+    let (rl, rw) = (
+        rr.size.width.max(rr.size.height) as f64,
+        rr.size.width.min(rr.size.height) as f64,
+    );
+    let th = (rr.angle as f64).to_radians();
+    let mut dir = [th.cos(), th.sin()];
+    if rr.size.height > rr.size.width {
+        dir = [-dir[1], dir[0]];
+    }
+    Found {
+        center: [
+            rr.center.x as f64 + origin[0],
+            rr.center.y as f64 + origin[1],
+        ],
+        dir,
+        length: rl,
+        // Area over length: less swayed by a ragged edge than the box.
+        width: (area / rl.max(1.0)).min(rw),
+        shared: false,
+        blob_ratio: ratio,
+    }
 }
 
 /// How many sticks a throw has.
@@ -628,22 +639,7 @@ pub fn find_off_mat(
         if !(0.8 * l..1.25 * l).contains(&rl) || rw >= 1.5 * wd {
             continue;
         }
-        let th = (rr.angle as f64).to_radians();
-        let mut dir = [th.cos(), th.sin()];
-        if rr.size.height > rr.size.width {
-            dir = [-dir[1], dir[0]];
-        }
-        let stick = Found {
-            center: [
-                rr.center.x as f64 + rect.x as f64,
-                rr.center.y as f64 + rect.y as f64,
-            ],
-            dir,
-            length: rl,
-            width: (area / rl.max(1.0)).min(rw),
-            shared: false,
-            blob_ratio: ratio,
-        };
+        let stick = lone_stick(&rr, [rect.x as f64, rect.y as f64], area, ratio);
         if stick.corners().iter().all(|c| off_mat(*c)) {
             out.push(stick);
         }
