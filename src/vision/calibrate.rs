@@ -3,7 +3,7 @@
 //! the lens term that makes a square's sides straightest (or a circle's outline
 //! most elliptical), then the homography from the corners (or the ellipse).
 
-use super::geometry::{Homography, Lens, MatMap};
+use super::geometry::{principal_axis, Homography, Lens, MatMap};
 use opencv::core::{Mat, Point, Scalar, Size, Vector, BORDER_DEFAULT};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -495,16 +495,7 @@ fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
 
 fn fit_line(pts: &[[f64; 2]]) -> ([f64; 2], [f64; 2], f64) {
     let n = pts.len() as f64;
-    let mx = pts.iter().map(|p| p[0]).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p[1]).sum::<f64>() / n;
-    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
-    for p in pts {
-        let (dx, dy) = (p[0] - mx, p[1] - my);
-        sxx += dx * dx;
-        sxy += dx * dy;
-        syy += dy * dy;
-    }
-    let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    let ([mx, my], theta) = principal_axis(pts);
     let d = [theta.cos(), theta.sin()];
     let resid = pts
         .iter()

@@ -1,5 +1,6 @@
 //! Plane geometry: the image → mat mapping (one radial lens term, then a
-//! homography) and its inverse.
+//! homography) and its inverse, and the principal axis of a set of points
+//! (the mat outline's sides at calibration, a pair's blob in the finder).
 
 use serde::{Deserialize, Serialize};
 
@@ -140,6 +141,24 @@ impl MatMap {
     }
 }
 
+/// The mean of `pts` and the angle (radians) of their long axis, by their
+/// second moments.
+pub fn principal_axis(pts: &[[f64; 2]]) -> ([f64; 2], f64) {
+    let n = pts.len().max(1) as f64;
+    let m = [
+        pts.iter().map(|p| p[0]).sum::<f64>() / n,
+        pts.iter().map(|p| p[1]).sum::<f64>() / n,
+    ];
+    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
+    for p in pts {
+        let (dx, dy) = (p[0] - m[0], p[1] - m[1]);
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+    }
+    (m, 0.5 * (2.0 * sxy).atan2(sxx - syy))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +174,23 @@ mod tests {
             let q = h.inverse().apply(dst[i]);
             assert!((q[0] - src[i][0]).abs() < 1e-6 && (q[1] - src[i][1]).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn the_principal_axis_of_a_thin_band_lies_along_it() {
+        // A band 40 long and 4 wide at 30° (y down), centred on (100, 50).
+        let (c, s) = (30f64.to_radians().cos(), 30f64.to_radians().sin());
+        let pts: Vec<[f64; 2]> = (-20..=20)
+            .flat_map(|t| (-2..=2).map(move |w| (t as f64, w as f64)))
+            .map(|(t, w)| [100.0 + t * c - w * s, 50.0 + t * s + w * c])
+            .collect();
+        let (m, angle) = principal_axis(&pts);
+        assert!((m[0] - 100.0).abs() < 1e-9 && (m[1] - 50.0).abs() < 1e-9);
+        assert!(
+            (angle.to_degrees() - 30.0).abs() < 1e-6,
+            "{}",
+            angle.to_degrees()
+        );
     }
 
     #[test]

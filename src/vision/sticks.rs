@@ -1,6 +1,7 @@
 //! Finding sticks: what differs from the empty mat (shadows mostly excluded),
 //! split into sticks using the known stick size, each as a rotated rectangle.
 
+use super::geometry::principal_axis;
 use opencv::core::{Mat, Point, Point2f, Scalar, Size, Vector, BORDER_CONSTANT, CV_32F};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -1228,24 +1229,6 @@ fn pair_pixels(
         }
     }
     pts
-}
-
-/// The mean of `pts` and the angle (radians) of their long axis, by their
-/// second moments.
-fn principal_axis(pts: &[[f64; 2]]) -> ([f64; 2], f64) {
-    let n = pts.len().max(1) as f64;
-    let m = [
-        pts.iter().map(|p| p[0]).sum::<f64>() / n,
-        pts.iter().map(|p| p[1]).sum::<f64>() / n,
-    ];
-    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
-    for p in pts {
-        let (dx, dy) = (p[0] - m[0], p[1] - m[1]);
-        sxx += dx * dx;
-        syy += dy * dy;
-        sxy += dx * dy;
-    }
-    (m, 0.5 * (2.0 * sxy).atan2(sxx - syy))
 }
 
 /// Two sticks laid side by side along `d` through `m`: `apart` widths
