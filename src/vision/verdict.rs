@@ -550,8 +550,8 @@ const READABLE_LONE_SURE: f64 = 0.99;
 /// not taken off: the finder fits a stick on its edge at full width over its
 /// neighbour, and that overlap is the fault the check looks for. Without
 /// taught areas (an older profile) nothing is flagged, nor a pair whose
-/// faces the stick reader is all but certain of (`certain`, see
-/// [`PAIR_READER_SURE`]).
+/// faces the stick reader is sure of (`certain`, see
+/// [`SHORT_PAIR_READER_SURE`]).
 fn pair_covers_too_little(
     taught: &Taught,
     found: &[Found],
@@ -629,18 +629,35 @@ const TWO_STICK_BLOB: f64 = 2.4;
 /// with other doubts, one read wrong at 0.951, so the bar keeps clear of it.
 /// 0.99 had referred 13 more clear throws (0.95: 18; ADR 0049).
 const READER_SURE: f64 = 0.96;
+/// The stick reader's certainty of a face (and "neither" at one less this or
+/// under) at which one of a pair takes its own "neither" alone
+/// ([`reader_certain`], [`neither_of`]; ADR 0053). Until round 26 it was
+/// also the bar for a side-by-side pair that covers too little
+/// ([`SHORT_PAIR_READER_SURE`]).
+const PAIR_READER_SURE: f64 = 0.99;
 /// Two sticks side by side that cover too little are still read when the
-/// stick reader is all but certain of both: each face at this or more and
+/// stick reader is this sure of both: each face at this or more and
 /// "neither" at one less this or under. On the 446 stored looks of round 15
 /// the pair check alone held 38 pairs of clear throws and 1 pair with a stick
-/// on its edge (read at 0.96); the stick reader was this sure of both sticks
-/// in 14 of the 38 and not in that one (ADR 0049).
-const PAIR_READER_SURE: f64 = 0.99;
+/// on its edge, read flat at 0.96 (ADR 0049); the bar was then 0.99. Judged
+/// on every stored set in round 26 (33,203 clear throws, 12,825 ambiguous),
+/// 0.97 calls 24 more clear throws and nothing wrong; 0.95 lets through a
+/// pair read at 0.954 (a silent 개 for 뒷도, look 403100 throw 1), and 0.9 a
+/// stick on its edge beside one read at 0.92 (fresh look 1004570, throw 75;
+/// ADR 0066).
+const SHORT_PAIR_READER_SURE: f64 = 0.97;
 
 /// The stick reader (where it read) is all but certain of this stick's face
 /// ([`PAIR_READER_SURE`]).
 fn reader_certain(p: &FaceProbs) -> bool {
     reader_sure_of(p, PAIR_READER_SURE)
+}
+
+/// The stick reader (where it read) is sure enough of this stick's face for
+/// a side-by-side pair that covers too little to be read
+/// ([`SHORT_PAIR_READER_SURE`], [`pair_covers_too_little`]).
+fn sure_enough_for_short_pair(p: &FaceProbs) -> bool {
+    reader_sure_of(p, SHORT_PAIR_READER_SURE)
 }
 
 /// The stick reader (where it read) gives this stick's face at least
@@ -753,7 +770,7 @@ pub fn judge_with(
         .collect();
     let crossed: Vec<bool> = covered.iter().map(|c| *c > th.crossed).collect();
     let read_front: Vec<bool> = probs.iter().map(|p| p.front >= p.back).collect();
-    let certain: Vec<bool> = probs.iter().map(reader_certain).collect();
+    let certain: Vec<bool> = probs.iter().map(sure_enough_for_short_pair).collect();
     // A lone piece far shorter than a stick: part of one (the rest hidden,
     // or read as mat) or a stick on its end. The stick reader read such a
     // piece round at 0.95 (a silent 도 for 개: two pieces of one stick
@@ -1673,7 +1690,7 @@ mod tests {
             pair_covers_too_little(&taught, &three, &flat, &UNSURE),
             [None; 3]
         );
-        // The stick reader all but certain of both: read. Of one only: not.
+        // The stick reader sure of both: read. Of one only: not.
         assert_eq!(
             pair_covers_too_little(&taught, &pair(1.6, 31.0), &flat, &[true, true, false]),
             [None; 3]
@@ -1735,5 +1752,18 @@ mod tests {
         assert!(!reader_certain(&read([0.0, 0.985, 0.015])));
         // Where the stick reader did not read, nothing is certain.
         assert!(!reader_certain(&FaceProbs::single([1.0, 0.0, 0.0])));
+    }
+
+    #[test]
+    fn a_short_pair_is_read_where_the_stick_reader_is_sure_of_both_above_the_stick_on_its_edge() {
+        let read = |own: [f64; 3]| three_read(own, own, own);
+        let sure = sure_enough_for_short_pair;
+        assert!(sure(&read([0.975, 0.0, 0.025])));
+        assert!(sure(&read([0.0, 0.98, 0.02])));
+        // The stick on its edge the pair check caught (ADR 0049).
+        assert!(!sure(&read([0.96, 0.0, 0.04])));
+        // Sure of the face but seeing some "neither".
+        assert!(!sure(&read([0.97, 0.0, 0.03 + 1e-9])));
+        assert!(!sure(&FaceProbs::single([1.0, 0.0, 0.0])));
     }
 }
