@@ -492,6 +492,20 @@ fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
 }
 
 #[test]
+fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
+    // Look 3093 (a hard-case training seed no model learned from): the
+    // reader takes a taught stick for its own face at about 63 %. Taught at
+    // the old bar of 0.5, it called three lone flat faces round with all
+    // three readers sure (ADR 0067).
+    let (mut taught, set) = taught_set(&Look::random(3_093, 1280, 720));
+    let err = vision::check_readable(&model(), &mut taught, &set).unwrap_err();
+    let vision::TeachError::Unreadable(worst) = err else {
+        panic!("{err}");
+    };
+    assert!((0.5..vision::UNREADABLE).contains(&worst), "{worst}");
+}
+
+#[test]
 fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
     // Held-out look 1004140: a faint mark the stick reader's mark head reads
     // on the taught marked stick at about 0.01. In play it read 9 of 29
