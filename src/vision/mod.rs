@@ -427,8 +427,14 @@ pub fn taught_mark_reads(
 /// (401 clear throws among theirs; look 3093, read at 0.63, called three
 /// lone flat faces round with all three readers sure), the 1,263 at 0.7 or
 /// more 17 (34,025 clear throws), none of them at 0.7–0.8 (ADR 0067).
-/// Between this and 0.8 teaching goes on with a note ([`teach_notes`]).
+/// Between this and [`FACES_LOOK_ALIKE`] teaching goes on with a note
+/// ([`teach_notes`]).
 pub const UNREADABLE: f64 = 0.7;
+
+/// Under this readability (and at [`UNREADABLE`] or more) teaching goes on,
+/// but the crew hears that the faces look alike to the camera: on generated
+/// looks such stations referred most throws.
+pub const FACES_LOOK_ALIKE: f64 = 0.8;
 
 /// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
 /// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):
@@ -451,11 +457,11 @@ pub fn check_readable(
 }
 
 /// What the crew should know about a taught set that teaching accepted:
-/// faces that look alike ([`readability`] under 0.8), or a mark that does not
+/// faces that look alike ([`readability`] under [`FACES_LOOK_ALIKE`]), or a mark that does not
 /// stand out (`Taught::mark_distinct`). Empty when all is well.
 pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
     let mut notes = Vec::new();
-    if worst < 0.8 {
+    if worst < FACES_LOOK_ALIKE {
         notes.push(format!(
             "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect many throws to go to the referee; light the mat more from one side, or sharpen the focus, and teach again",
             worst * 100.0
