@@ -1181,13 +1181,15 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
         }
         if a.verbose {
             println!(
-                "look {}: clear throws called right {}/{} (readability {:.2}; taught band: flat {:.2}, round {:.2})",
+                "look {}: clear throws called right {}/{} (readability {:.2}; taught band: flat {:.2}, round {:.2}; taught area: flat {:.2}, round {:.2})",
                 d.seed,
                 tally.clear_right - right_before,
                 tally.clear - clear_before,
                 readability,
                 taught.front_mean[vision::features::BAND_WIDTH],
                 taught.back_mean[vision::features::BAND_WIDTH],
+                taught.front_area,
+                taught.back_area,
             );
         }
         if a.sweep {

@@ -34,7 +34,7 @@ use opencv::prelude::*;
 use profile::Taught;
 use sticks::{
     bridge, faint_foreground, find_off_mat, find_sticks, foreground, others_than, to_lab,
-    work_scale, Found, Reference, OFF_MAT_CLEAR_CM, THROWN_STICKS,
+    work_scale, Found, Reference, Split, OFF_MAT_CLEAR_CM, THROWN_STICKS,
 };
 
 /// The mark score of a stick: how much dark ink its flat face shows.
@@ -116,7 +116,16 @@ pub fn measure(
     frame: &Mat,
     size_cm: (f64, f64),
 ) -> opencv::Result<Vec<Measured>> {
-    measure_placed(cal, reference, empty, frame, size_cm, &|_, _| {}, false)
+    measure_placed(
+        cal,
+        reference,
+        empty,
+        frame,
+        size_cm,
+        Split::USUAL,
+        &|_, _| {},
+        false,
+    )
 }
 
 /// [`measure`], with each found stick's placement (full-frame pixels) passed
@@ -124,13 +133,16 @@ pub fn measure(
 /// the true pose, to tell the finder's errors from the face reader's. It is
 /// given the taught (length, width) in pixels where the stick was found.
 /// With `look_off_mat`, a throw short of sticks gets the faint second look
-/// off the mat ([`sticks::find_off_mat`]).
+/// off the mat ([`sticks::find_off_mat`]). `split`: how a blob bigger than
+/// one stick is taken (the station's lone-stick area, [`Split::Blobs`]).
+#[allow(clippy::too_many_arguments)]
 pub fn measure_placed(
     cal: &Calibration,
     reference: &Reference,
     empty: &Mat,
     frame: &Mat,
     size_cm: (f64, f64),
+    split: Split,
     place: &dyn Fn(&mut Found, (f64, f64)),
     look_off_mat: bool,
 ) -> opencv::Result<Vec<Measured>> {
@@ -143,7 +155,7 @@ pub fn measure_placed(
     let centre = cal.map.to_px([0.0, 0.0]);
     let lab = to_lab(frame)?;
     let mask = bridge(&foreground(&lab, reference)?, size_at(centre).1 * sc)?;
-    let mut small_found = find_sticks(&mask, &small_size, true)?;
+    let mut small_found = find_sticks(&mask, &small_size, split)?;
     if look_off_mat && small_found.len() < THROWN_STICKS {
         let faint = bridge(&faint_foreground(&lab, reference)?, size_at(centre).1 * sc)?;
         let off_mat = |p: [f64; 2]| {
@@ -308,6 +320,9 @@ impl Detector {
             &self.empty,
             frame,
             (self.taught.length_cm, self.taught.width_cm),
+            Split::Blobs {
+                lone_area: f64::from(self.taught.front_area.max(self.taught.back_area)),
+            },
             place,
             true,
         )
@@ -636,7 +651,7 @@ pub fn teach_measure(
             let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
             (20.0 * s, 4.0 * s)
         };
-        let mut f = find_sticks(&mask, &size_at, false)?;
+        let mut f = find_sticks(&mask, &size_at, Split::Never)?;
         for s in &mut f {
             s.center = [
                 (s.center[0] + 0.5) / sc - 0.5,

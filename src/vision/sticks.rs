@@ -384,11 +384,54 @@ pub fn covered_share(s: &Found, others: &[Found]) -> f64 {
 /// Expected stick size in pixels at an image point.
 pub type SizeAt<'a> = &'a dyn Fn([f64; 2]) -> (f64, f64);
 
+/// How [`find_sticks`] takes a blob bigger than one stick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Split {
+    /// Every blob is one stick (teaching's first look, where the stick size
+    /// is not known yet and the sticks lie apart).
+    Never,
+    /// A blob that cannot be one stick is split into sticks. `lone_area`:
+    /// how much of the mat one lone stick of this station covers, in taught
+    /// stick areas, on its wider-looking face (`Taught::front_area` or
+    /// `back_area`; 1 where not known). See [`LONE_SWELL`].
+    Blobs { lone_area: f64 },
+}
+
+impl Split {
+    /// The usual station, whose lone sticks cover about one taught area.
+    pub const USUAL: Split = Split::Blobs { lone_area: 1.0 };
+}
+
+/// A blob under this many taught stick areas that fits one stick's box
+/// (under [`SINGLE_LENGTH`] of its length and [`SINGLE_WIDTH`] of its width)
+/// is one stick.
+const SINGLE_AREA: f64 = 1.45;
+const SINGLE_LENGTH: f64 = 1.25;
+const SINGLE_WIDTH: f64 = 1.5;
+
+/// Where one face of a station's sticks covers more than the taught size
+/// (which is the median of all twelve taught sticks, so mostly the other
+/// face's), a lone stick of that face may cover this much more than its
+/// taught mean before its blob is taken for two: the area and width bars
+/// above become `LONE_SWELL` times `Split::Blobs::lone_area` where that is
+/// more. On fresh look 1005355 the flat faces covered 1.42 taught areas and
+/// showed 1.43 taught widths (the round faces, dark on the mat, 0.86): a
+/// lone flat face over 1.45 was split in two, and 22 of its 50 throws went
+/// to the referee for their stick count (ADR 0068).
+const LONE_SWELL: f64 = 1.2;
+
 /// Find sticks in a foreground mask. `size_at` gives the expected (length,
-/// width) in pixels at a point.
-/// With `split` off every blob is taken as one stick (teaching, where the
-/// stick size is not known yet and the sticks lie apart).
-pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<Vec<Found>> {
+/// width) in pixels at a point; `split` says how a blob bigger than one
+/// stick is taken.
+pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<Vec<Found>> {
+    // The bars of one stick's blob at this station (see `LONE_SWELL`).
+    let (single_area, single_width) = match split {
+        Split::Never => (f64::INFINITY, f64::INFINITY),
+        Split::Blobs { lone_area } => (
+            SINGLE_AREA.max(LONE_SWELL * lone_area),
+            SINGLE_WIDTH.max(LONE_SWELL * lone_area),
+        ),
+    };
     let mut labels = Mat::default();
     let mut stats = Mat::default();
     let mut cents = Mat::default();
@@ -508,7 +551,8 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: bool) -> opencv::Result<V
             rr.size.width.max(rr.size.height) as f64,
             rr.size.width.min(rr.size.height) as f64,
         );
-        let single = !split || (ratio < 1.45 && rl < 1.25 * l && rw < 1.5 * wd);
+        let single = split == Split::Never
+            || (ratio < single_area && rl < SINGLE_LENGTH * l && rw < single_width * wd);
         if single {
             out.push(lone_stick(&rr, [x0 as f64, y0 as f64], area, ratio));
             continue;
@@ -1578,7 +1622,7 @@ mod tests {
         let lab = to_lab(&faint_sticks_on_the_floor(&[40], false)).unwrap();
         // The first look does not see it.
         let first = bridge(&foreground(&lab, &reference).unwrap(), 12.0).unwrap();
-        assert!(find_sticks(&first, &size, true).unwrap().is_empty());
+        assert!(find_sticks(&first, &size, Split::USUAL).unwrap().is_empty());
         let faint = bridge(&faint_foreground(&lab, &reference).unwrap(), 12.0).unwrap();
         let got = find_off_mat(&faint, &size, &[], &off_floor, 1).unwrap();
         assert_eq!(got.len(), 1, "{got:?}");
@@ -1686,6 +1730,32 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_stick_of_a_face_that_covers_more_than_the_taught_size_stays_one_stick() {
+        let (l, wd) = (60.0, 12.0);
+        let size = |_: [f64; 2]| (l, wd);
+        // A flat face showing half as wide again as the taught size (fresh
+        // look 1005355: its flat faces covered 1.42 taught areas).
+        let mut wide = stick([80.0, 60.0], 20.0);
+        wide.width = 18.0;
+        let mask = mask_of(&[wide], 160, 120);
+        let area = opencv::core::count_non_zero(&mask).unwrap() as f64 / (l * wd);
+        assert!(area > SINGLE_AREA, "{area}");
+        // At a usual station such a blob is two sticks side by side ...
+        assert_eq!(find_sticks(&mask, &size, Split::USUAL).unwrap().len(), 2);
+        // ... where lone sticks cover 1.42 taught areas, it is one.
+        let swollen = Split::Blobs { lone_area: 1.42 };
+        let found = find_sticks(&mask, &size, swollen).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(!found[0].shared, "{found:?}");
+        // Two of its narrower round faces side by side are still two.
+        let (mut a, mut b) = (stick([80.0, 60.0], 20.0), stick([76.3, 70.2], 20.0));
+        a.width = 10.5;
+        b.width = 10.5;
+        let pair = mask_of(&[a, b], 160, 120);
+        assert_eq!(find_sticks(&pair, &size, swollen).unwrap().len(), 2);
+    }
+
+    #[test]
     fn two_sticks_whose_blob_swelled_past_two_and_a_half_sticks_are_fitted_as_two() {
         let (l, wd) = (60.0, 12.0);
         let size = |_: [f64; 2]| (l, wd);
@@ -1697,14 +1767,14 @@ mod tests {
         let mask = mask_of(&[a, b, shadow], 160, 120);
         let area = opencv::core::count_non_zero(&mask).unwrap() as f64 / (l * wd);
         assert!((2.375..TWO_STICKS_UP_TO).contains(&area), "{area}");
-        let found = find_sticks(&mask, &size, true).unwrap();
+        let found = find_sticks(&mask, &size, Split::USUAL).unwrap();
         assert_eq!(found.len(), 2, "{found:?}");
         // Three side by side, as many stick areas as that or more: three.
         let c = stick([80.0, 84.0], 0.0);
         let three = mask_of(&[a, b, c], 160, 120);
         let area = opencv::core::count_non_zero(&three).unwrap() as f64 / (l * wd);
         assert!(area >= TWO_STICKS_UP_TO, "{area}");
-        assert_eq!(find_sticks(&three, &size, true).unwrap().len(), 3);
+        assert_eq!(find_sticks(&three, &size, Split::USUAL).unwrap().len(), 3);
     }
 
     /// Short, wide sticks (look 1003671: 21 × 5.8 cm, about 50 × 14 pixels)
