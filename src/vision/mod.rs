@@ -560,9 +560,9 @@ pub struct Teaching {
 ///
 /// Taught first at the usual colour bar: a station refused there stays
 /// refused (stations taught only at a lowered bar made silent errors).
-/// Where its round faces barely differ from the mat
+/// Where its round faces (or its flat faces) barely differ from the mat
 /// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
-/// and that is kept if accepted too (ADR 0056).
+/// and that is kept if accepted too (ADR 0056, 0069).
 pub fn teach(
     cal: &Calibration,
     empty: &Mat,
@@ -578,8 +578,9 @@ pub fn teach(
         Ok(Teaching { set, taught })
     };
     let usual = at(sticks::COLOUR_BAR)?;
-    // Round faces that barely differ from the mat lower the station's colour
-    // bar (the same sticks, turned over in place, must show about as much).
+    // Faces that barely differ from the mat, round or flat, lower the
+    // station's colour bar (the same sticks, turned over in place, must show
+    // about as much).
     let (front_lab, back_lab) = (to_lab(front)?, to_lab(back)?);
     let bar = sticks::station_colour_bar(|bar| {
         let at = Reference::new(empty)?.with_colour_bar(bar);
