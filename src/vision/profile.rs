@@ -61,8 +61,8 @@ pub struct Taught {
     pub reader_reads_mark: bool,
     /// The colour change over which a pixel is not the mat at this station
     /// (`sticks::station_colour_bar`, lowered at teaching where the round
-    /// faces, or the flat faces, barely differ from the mat). Profiles taught before it was
-    /// learned use the usual `sticks::COLOUR_BAR`.
+    /// faces, or the flat faces, barely differ from the mat). Profiles taught
+    /// before it was learned use the usual `sticks::COLOUR_BAR`.
     #[serde(default = "usual_colour_bar")]
     pub colour_bar: f64,
     /// How clearly the station told the taught faces apart at teaching: the

@@ -61,9 +61,10 @@ pub const COLOUR_BAR: f64 = 9.0;
 /// too, for 4 fewer calls on one (1004261) and one more on another (ADR
 /// 0056).
 pub const DARK_FACE_SHARE: f64 = 0.7;
-/// Where the bar is lowered, it is lowered until the round-face picture
-/// shows this share of what the flat-face one shows at [`COLOUR_BAR`]
-/// (1004183: 0.79 at 8, 1.0 at 7). The same holds the other way round:
+/// Where the bar is lowered, it is lowered until the face that showed less
+/// (the round faces, or the flat faces) shows this share of what the other
+/// showed at [`COLOUR_BAR`] (1004183's round faces: 0.79 at 8, 1.0 at 7).
+/// The same holds the other way round:
 /// on hard-case look 303033 (seed 1003) the flat faces, pale wood on a pale
 /// mat, showed a third of what the round faces did; its flat faces were
 /// found in pieces, its station read its taught faces at 0.77, and all 15
@@ -402,7 +403,8 @@ pub enum Split {
     /// A blob that cannot be one stick is split into sticks. `lone_area`:
     /// how much of the mat one lone stick of this station covers, in taught
     /// stick areas, on its wider-looking face (`Taught::front_area` or
-    /// `back_area`; 1 where not known). See [`LONE_SWELL`].
+    /// `back_area`; a profile taught before they were kept has 0, and 0 or 1
+    /// keeps the usual bars). See [`LONE_SWELL`].
     Blobs { lone_area: f64 },
 }
 
