@@ -293,6 +293,27 @@ const PAIR_COS: f64 = 0.99;
 /// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
 const LINE_MARGIN_CM: f64 = 3.0;
 
+/// A lone stick found shorter than this share of a stick, on the mat: the
+/// rest of it may lie beyond the mat's edge, on a floor the foreground does
+/// not tell from it ([`short_near_edge`]).
+const SHORT_NEAR_EDGE: f64 = 0.85;
+
+/// A lone stick found short (under [`SHORT_NEAR_EDGE`] of a stick) whose
+/// outline comes nearer the mat's edge than the length it lacks
+/// (`min_corner_cm`, from `Measured::inside_mat`): what is missing may lie
+/// over the line, so the throw goes to the referee as `on_line`. Round 27's
+/// three ambiguous throws called for the mat line (looks 1005330, 303032,
+/// 3061) each had a stick crossing the line found at 0.65 of a stick long,
+/// 0.8–2.3 cm inside the edge, its part on the floor unseen; on the 9,856
+/// throws rendered that round no clear throw called right has such a stick
+/// (ADR 0070). A shorter piece is a fragment (`FRAGMENT_LENGTH`).
+fn short_near_edge(s: &Measured, min_corner_cm: f64, taught: &Taught) -> bool {
+    let share = s.found.length / s.nominal.0;
+    !s.found.shared
+        && (FRAGMENT_LENGTH..SHORT_NEAR_EDGE).contains(&share)
+        && min_corner_cm < (1.0 - share) * taught.length_cm
+}
+
 /// The calling thresholds: how sure each reading must be before the station
 /// calls a throw instead of referring it. Chosen on stored training-range
 /// looks the model never saw with `yutstation eval --from-dump DIR --sweep`
@@ -790,7 +811,7 @@ pub fn judge_with(
             (Placement::OnLine, 0.5)
         } else if min_corner < -0.3 {
             (Placement::OnLine, 1.0)
-        } else if min_corner < 0.6 {
+        } else if min_corner < 0.6 || short_near_edge(s, min_corner, taught) {
             (Placement::OnLine, 0.6)
         } else {
             (Placement::OnMat, 1.0)
@@ -1331,6 +1352,36 @@ mod tests {
             shared,
             blob_ratio,
         }
+    }
+
+    #[test]
+    fn a_lone_stick_found_short_near_the_mat_edge_is_on_the_line() {
+        let taught = taught_areas(1.0, 1.0); // 20 cm sticks
+        let found_at = |length_share: f64, shared: bool| Measured {
+            found: Found {
+                length: 60.0 * length_share,
+                ..stick([100.0, 100.0], 0.0, shared, 1.0)
+            },
+            center_cm: [0.0, 0.0],
+            corners_cm: [[0.0; 2]; 4],
+            patch: crate::vision::features::Patch {
+                bgr: vec![],
+                empty_bgr: vec![],
+                mask: vec![],
+            },
+            nominal: (60.0, 12.0),
+            features: [0.0; crate::vision::features::N_FEATURES],
+        };
+        // Fresh look 1005330, throw 29: found at 0.65 of a stick, 2.3 cm in.
+        let short = found_at(0.65, false);
+        assert!(short_near_edge(&short, 2.3, &taught));
+        // Further in than the 7 cm it lacks: all of it is on the mat.
+        assert!(!short_near_edge(&short, 7.5, &taught));
+        // Whole, or one of a pair (its length is the taught one), or a
+        // fragment (counted apart): not this check.
+        assert!(!short_near_edge(&found_at(0.9, false), 1.0, &taught));
+        assert!(!short_near_edge(&found_at(0.65, true), 1.0, &taught));
+        assert!(!short_near_edge(&found_at(0.5, false), 1.0, &taught));
     }
 
     fn taught_areas(front_area: f32, back_area: f32) -> Taught {
