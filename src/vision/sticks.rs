@@ -435,13 +435,14 @@ const LONE_SWELL: f64 = 1.2;
 /// width) in pixels at a point; `split` says how a blob bigger than one
 /// stick is taken.
 pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<Vec<Found>> {
-    // The bars of one stick's blob at this station (see `LONE_SWELL`).
-    let (single_area, single_width) = match split {
-        Split::Never => (f64::INFINITY, f64::INFINITY),
-        Split::Blobs { lone_area } => (
+    // The area and width bars of one stick's blob at this station (see
+    // `LONE_SWELL`); none where every blob is one stick.
+    let single_bars = match split {
+        Split::Never => None,
+        Split::Blobs { lone_area } => Some((
             SINGLE_AREA.max(LONE_SWELL * lone_area),
             SINGLE_WIDTH.max(LONE_SWELL * lone_area),
-        ),
+        )),
     };
     let mut labels = Mat::default();
     let mut stats = Mat::default();
@@ -562,8 +563,9 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<
             rr.size.width.max(rr.size.height) as f64,
             rr.size.width.min(rr.size.height) as f64,
         );
-        let single = split == Split::Never
-            || (ratio < single_area && rl < SINGLE_LENGTH * l && rw < single_width * wd);
+        let single = single_bars.is_none_or(|(area_bar, width_bar)| {
+            ratio < area_bar && rl < SINGLE_LENGTH * l && rw < width_bar * wd
+        });
         if single {
             out.push(lone_stick(&rr, [x0 as f64, y0 as f64], area, ratio));
             continue;

@@ -304,14 +304,19 @@ const SHORT_NEAR_EDGE: f64 = 0.85;
 /// over the line, so the throw goes to the referee as `on_line`. Round 27's
 /// three ambiguous throws called for the mat line (looks 1005330, 303032,
 /// 3061) each had a stick crossing the line found at 0.65 of a stick long,
-/// 0.8–2.3 cm inside the edge, its part on the floor unseen; on the 9,856
+/// 0.8–2.3 cm inside the edge, its part on the floor unseen; on the 9,756
 /// throws rendered that round no clear throw called right has such a stick
 /// (ADR 0070). A shorter piece is a fragment (`FRAGMENT_LENGTH`).
 fn short_near_edge(s: &Measured, min_corner_cm: f64, taught: &Taught) -> bool {
-    let share = s.found.length / s.nominal.0;
+    let share = length_share(s);
     !s.found.shared
         && (FRAGMENT_LENGTH..SHORT_NEAR_EDGE).contains(&share)
         && min_corner_cm < (1.0 - share) * taught.length_cm
+}
+
+/// How long a stick was found, in taught stick lengths where it lies.
+fn length_share(s: &Measured) -> f64 {
+    s.found.length / s.nominal.0
 }
 
 /// The calling thresholds: how sure each reading must be before the station
@@ -798,7 +803,7 @@ pub fn judge_with(
     // counted as two sticks, the fourth stick, on its edge, not found).
     let piece: Vec<bool> = sticks
         .iter()
-        .map(|s| !s.found.shared && s.found.length / s.nominal.0 < FRAGMENT_LENGTH)
+        .map(|s| !s.found.shared && length_share(s) < FRAGMENT_LENGTH)
         .collect();
     let short_pair = pair_covers_too_little(taught, &found, &read_front, &certain);
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
