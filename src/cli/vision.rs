@@ -820,6 +820,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
     let mut done = 0;
     let mut look_i = 0u64;
     let mut stations = 0;
+    // The slowest frame judged (ms, look, throw), so it can be found again
+    // (`simulate --look L --throws K+1`) and profiled.
+    let mut slowest: Option<(f64, u64, usize)> = None;
     while done < a.throws {
         let seed = HELD_OUT_LOOK_BASE + a.look_offset + look_i;
         look_i += 1;
@@ -854,6 +857,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
             };
             let v = vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
+            if slowest.is_none_or(|(worst, ..)| ms > worst) {
+                slowest = Some((ms, seed, k));
+            }
             let ok = tally.add_case(Some(truth.case), truth.result, truth.ambiguous, &v, ms);
             tally.add_mark_covered(&truth, &v);
             if !ok && a.verbose {
@@ -926,6 +932,9 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         HELD_OUT_LOOK_BASE + a.look_offset,
         failed_looks.len()
     ));
+    if let Some((ms, look, k)) = slowest {
+        println!("  slowest frame: look {look} throw {k}, {ms:.1} ms");
+    }
     latencies.sort_by(f64::total_cmp);
     println!(
         "  watch: {} calls for {} throws ({} while moving); latency after the sticks stop: median {:.0} ms, max {:.0} ms",

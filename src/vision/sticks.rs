@@ -894,49 +894,82 @@ impl Grid {
         [x0, x1, y0, y1]
     }
 
-    /// The pixels of row `y` the stick covers, `[xa, xb)` (empty when
-    /// `xa == xb`). They are one run: each of [`Self::covers`]' two tests
-    /// holds on one run of a row (its `u` and `v` grow or shrink steadily
-    /// along the row, rounding included), so the run is found by testing
-    /// inwards from a stretch a pixel wider than the exact one.
-    fn run(&self, r: &Placed, [x0, x1, y0, y1]: [usize; 4], y: usize) -> (usize, usize) {
-        if y < y0 || y >= y1 {
-            return (0, 0);
-        }
+    /// The pixels the stick covers, one run per row: row `y` holds
+    /// `[xa, xb)` (empty when `xa == xb`). They are one run: each of
+    /// [`Self::covers`]' two tests holds on one run of a row (its `u` and `v`
+    /// grow or shrink steadily along the row, rounding included), so the run
+    /// is found by testing inwards from a stretch a pixel wider than the
+    /// exact one. (The stretch need only hold the run, so each slab's
+    /// division is taken once per stick, not once per row: a refit computes
+    /// runs for every row of every move it tries.)
+    fn runs(&self, r: &Placed) -> Runs {
+        let [x0, x1, y0, y1] = self.bounds(r);
         let (c, d, w) = r;
         let (hl, hw) = (self.l / 2.0, w / 2.0);
-        // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a pixel
-        // wider each side; the exact test decides.
-        let dy = y as f64 - c[1];
-        let (mut lo, mut hi) = (x0 as f64, x1 as f64);
-        for (a, b, h) in [(d[0], dy * d[1], hl), (-d[1], dy * d[0], hw)] {
-            // a·dx + b within ±h.
-            if a.abs() > 1e-9 {
-                let (p, q) = ((-h - b) / a, (h - b) / a);
-                lo = lo.max(p.min(q) + c[0] - 1.0);
-                hi = hi.min(p.max(q) + c[0] + 2.0);
-            }
-        }
-        let mut xa = lo.max(x0 as f64) as usize;
-        let mut xb = (hi.min(x1 as f64).max(0.0) as usize).max(xa);
-        while xa < xb && !self.covers(r, xa, y) {
-            xa += 1;
-        }
-        while xb > xa && !self.covers(r, xb - 1, y) {
-            xb -= 1;
-        }
-        (xa, xb)
+        // Each slab: a·dx + k·dy within ±h, as (1/a, k, h).
+        let slabs = [(d[0], d[1], hl), (-d[1], d[0], hw)]
+            .map(|(a, k, h)| (a.abs() > 1e-9).then(|| (1.0 / a, k, h)));
+        let rows = (y0..y1)
+            .map(|y| {
+                let dy = y as f64 - c[1];
+                // The row's stretch inside both slabs (|u| ≤ hl, |v| ≤ hw), a
+                // pixel wider each side; the exact test decides.
+                let (mut lo, mut hi) = (x0 as f64, x1 as f64);
+                for &(inv, k, h) in slabs.iter().flatten() {
+                    let b = dy * k;
+                    let (p, q) = ((-h - b) * inv, (h - b) * inv);
+                    lo = lo.max(p.min(q) + c[0] - 1.0);
+                    hi = hi.min(p.max(q) + c[0] + 2.0);
+                }
+                let mut xa = lo.max(x0 as f64) as usize;
+                let mut xb = (hi.min(x1 as f64).max(0.0) as usize).max(xa);
+                while xa < xb && !self.covers(r, xa, y) {
+                    xa += 1;
+                }
+                while xb > xa && !self.covers(r, xb - 1, y) {
+                    xb -= 1;
+                }
+                (xa, xb)
+            })
+            .collect();
+        Runs { y0, rows }
     }
 
     /// Each pixel of the grid the stick covers, as (x, y, index).
+    #[cfg(test)]
     fn cover(&self, r: &Placed, mut each: impl FnMut(usize, usize, usize)) {
-        let b = self.bounds(r);
-        for y in b[2]..b[3] {
-            let (xa, xb) = self.run(r, b, y);
+        let runs = self.runs(r);
+        for (y, (xa, xb)) in runs.iter() {
             for x in xa..xb {
                 each(x, y, y * self.bw + x);
             }
         }
+    }
+}
+
+/// A stick's pixels on a [`Grid`]: row `y0 + i` holds `[xa, xb)` = `rows[i]`.
+struct Runs {
+    y0: usize,
+    rows: Vec<(usize, usize)>,
+}
+
+impl Runs {
+    /// The run of row `y` (empty off the stick's rows).
+    fn row(&self, y: usize) -> (usize, usize) {
+        y.checked_sub(self.y0)
+            .and_then(|i| self.rows.get(i))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    /// The rows after the last one.
+    fn end(&self) -> usize {
+        self.y0 + self.rows.len()
+    }
+
+    /// Each row with its run.
+    fn iter(&self) -> impl Iterator<Item = (usize, (usize, usize))> + '_ {
+        (self.y0..).zip(self.rows.iter().copied())
     }
 }
 
@@ -952,6 +985,8 @@ impl<'a> Coverage<'a> {
         c
     }
 
+    /// A pixel's share of the score, covered by `n` sticks.
+    #[cfg(test)]
     fn pixel(fg: bool, n: u8) -> f64 {
         match (n, fg) {
             (0, _) => 0.0,
@@ -961,25 +996,37 @@ impl<'a> Coverage<'a> {
     }
 
     /// Pixel `k`'s count with one more stick over it (`on`) or one fewer,
-    /// and what that changes in the score.
+    /// and what that changes in its share ([`Self::pixel`], written out: this
+    /// runs for every pixel of every stick a refit lays or tries).
     fn change(fg: &[u8], count: &[u8], k: usize, on: bool) -> (u8, f64) {
         let (fg, n) = (fg[k] > 0, count[k]);
-        let m = if on {
-            n.saturating_add(1)
-        } else {
-            n.saturating_sub(1)
-        };
-        (m, Self::pixel(fg, m) - Self::pixel(fg, n))
+        match (on, fg, n) {
+            (true, _, u8::MAX) | (false, _, 0) => (n, 0.0),
+            (true, true, 0) => (1, 1.0),
+            (true, true, _) => (n + 1, -0.25),
+            (true, false, _) => (n + 1, -0.5),
+            (false, true, 1) => (0, -1.0),
+            (false, true, _) => (n - 1, 0.25),
+            (false, false, _) => (n - 1, 0.5),
+        }
     }
 
     /// Lay a stick on the blob (`on`) or lift it off.
     fn lay(&mut self, r: &Placed, on: bool) {
-        let (fg, count, score) = (self.fg, &mut self.count, &mut self.score);
-        self.grid.cover(r, |_, _, k| {
-            let (m, delta) = Self::change(fg, count, k, on);
-            *score += delta;
-            count[k] = m;
-        });
+        let runs = self.grid.runs(r);
+        self.lay_runs(&runs, on);
+    }
+
+    /// [`Self::lay`] of a stick's runs.
+    fn lay_runs(&mut self, runs: &Runs, on: bool) {
+        let (fg, count, bw) = (self.fg, &mut self.count, self.grid.bw);
+        for (y, (xa, xb)) in runs.iter() {
+            for k in y * bw + xa..y * bw + xb {
+                let (m, delta) = Self::change(fg, count, k, on);
+                self.score += delta;
+                count[k] = m;
+            }
+        }
     }
 
     /// The score with `from` moved to `to` (the move is made).
@@ -989,16 +1036,30 @@ impl<'a> Coverage<'a> {
         self.score
     }
 
+    /// The score with these sticks laid on the blob as well, the coverage
+    /// left as it was (every share is a multiple of a quarter, so lifting
+    /// them again restores the score exactly). Candidates that replace
+    /// sticks are scored with those lifted off first: two lays a candidate
+    /// stick rather than four.
+    fn score_with(&mut self, sticks: &[Placed]) -> f64 {
+        let runs: Vec<Runs> = sticks.iter().map(|r| self.grid.runs(r)).collect();
+        runs.iter().for_each(|r| self.lay_runs(r, true));
+        let score = self.score;
+        runs.iter().rev().for_each(|r| self.lay_runs(r, false));
+        score
+    }
+
     /// The score [`Self::shift`] would give, the move not made: only the
-    /// pixels one of the two covers and the other does not change.
+    /// pixels one of the two covers and the other does not change (`from`
+    /// and `to` as their [`Grid::runs`]; a refit tries a dozen moves of each
+    /// stick, so the caller takes `from`'s runs once).
     /// Row by row, only the ends of the two runs differ for a small move, so
     /// this visits the pixels that change, not the whole stick.
-    fn moved_score(&self, from: &Placed, to: &Placed) -> f64 {
+    fn moved_score(&self, from: &Runs, to: &Runs) -> f64 {
         let mut score = self.score;
-        let (bf, bt) = (self.grid.bounds(from), self.grid.bounds(to));
-        for y in bf[2].min(bt[2])..bf[3].max(bt[3]) {
+        for y in from.y0.min(to.y0)..from.end().max(to.end()) {
             let row = y * self.grid.bw;
-            let (f, t) = (self.grid.run(from, bf, y), self.grid.run(to, bt, y));
+            let (f, t) = (from.row(y), to.row(y));
             for ((a0, a1), (b0, b1), on) in [(f, t, false), (t, f, true)] {
                 // The run [a0, a1) less [b0, b1): what lies before and after it.
                 let (before, after) = if b0 < b1 {
@@ -1108,23 +1169,23 @@ fn split_straddles(blob: &Mat, rects: &mut [Placed], l: f64, wd: f64) -> opencv:
             } else {
                 -1.0
             };
+            // The pair lifted off while the candidates are laid in its place.
+            cover.lay(&rects[i], false);
+            cover.lay(&rects[j], false);
             for apart in [0.8, 0.9, 1.0, 1.1] {
                 for (wi, wj) in [(1.0, 1.0), (REFIT_SLIM, 1.0), (1.0, REFIT_SLIM)] {
                     let h = side * apart * wd / 2.0;
                     let (a, b) = ((at(ti, h), d, wi * wd), (at(tj, -h), d, wj * wd));
-                    cover.shift(&rects[i], &a);
-                    let sc = cover.shift(&rects[j], &b);
+                    let sc = cover.score_with(&[a, b]);
                     if sc > best + 0.25 {
                         best = sc;
                         pick = Some((a, b));
                     }
-                    cover.shift(&a, &rects[i]);
-                    cover.shift(&b, &rects[j]);
                 }
             }
             let (a, b) = pick.unwrap_or(keep);
-            cover.shift(&rects[i], &a);
-            cover.shift(&rects[j], &b);
+            cover.lay(&a, true);
+            cover.lay(&b, true);
             rects[i] = a;
             rects[j] = b;
         }
@@ -1176,14 +1237,9 @@ fn lay_side_by_side(
     let mut cover = Coverage::new(&fg, bw, bh, l, rects);
     let current = cover.score;
     let keep = [rects[0], rects[1]];
-    // The score of a candidate pair in place of the fitted one.
-    let mut score_of = |cand: &[Placed; 2]| {
-        cover.shift(&keep[0], &cand[0]);
-        let sc = cover.shift(&keep[1], &cand[1]);
-        cover.shift(&cand[0], &keep[0]);
-        cover.shift(&cand[1], &keep[1]);
-        sc
-    };
+    // The score of a candidate pair in place of the fitted one (lifted off).
+    keep.iter().for_each(|r| cover.lay(r, false));
+    let mut score_of = |cand: &[Placed; 2]| cover.score_with(cand);
     // Along the blob's long axis, and turned from it: two sticks side by
     // side but staggered along their length make a blob whose long axis
     // runs askew of theirs. A pair fitted side by side is also tried turned
@@ -1384,6 +1440,7 @@ fn refine_with(
                 let (cs, sn) = (a.cos(), a.sin());
                 [d[0] * cs - d[1] * sn, d[0] * sn + d[1] * cs]
             };
+            let from = cover.grid.runs(r);
             let mut moves = vec![
                 ([c[0] + n[0], c[1] + n[1]], d, w),
                 ([c[0] - n[0], c[1] - n[1]], d, w),
@@ -1410,7 +1467,7 @@ fn refine_with(
                 let mut pick = ((c, d, nw), f64::MIN);
                 for sh in (-width_shift..=width_shift).step_by(width_shift.max(1) as usize) {
                     let m = ([c[0] + sh as f64 * n[0], c[1] + sh as f64 * n[1]], d, nw);
-                    let sc = cover.moved_score(r, &m);
+                    let sc = cover.moved_score(&from, &cover.grid.runs(&m));
                     if sc > pick.1 {
                         pick = (m, sc);
                     }
@@ -1418,7 +1475,7 @@ fn refine_with(
                 moves.push(pick.0);
             }
             for m in moves {
-                let sc = cover.moved_score(r, &m);
+                let sc = cover.moved_score(&from, &cover.grid.runs(&m));
                 // Narrowing to a stick on its edge (or widening back) must
                 // clearly pay: a stick on its edge is half as wide.
                 let need = if edge(m.2) != edge(w) {
@@ -1468,9 +1525,35 @@ mod tests {
             let mut cover = Coverage::new(&fg, bw, bh, 30.0, &rects);
             let (count, score) = (cover.count.clone(), cover.score);
             let to = placed(to.0, to.1, to.2, to.3);
-            let tried = cover.moved_score(&rects[0], &to);
+            let tried = cover.moved_score(&cover.grid.runs(&rects[0]), &cover.grid.runs(&to));
             prop_assert_eq!(tried, cover.shift(&rects[0], &to));
             prop_assert_eq!(score, cover.shift(&to, &rects[0]));
+            prop_assert_eq!(count, cover.count);
+        }
+
+        /// Candidates scored in place of sticks lifted off score as the
+        /// sticks moved there, and leave the coverage as it was.
+        #[test]
+        fn a_candidate_scored_in_place_of_a_lifted_stick_scores_as_the_stick_moved(
+            seed in any::<u64>(),
+            sticks in proptest::collection::vec((0.0..60.0f64, 0.0..40.0f64, 0.0..6.3f64, 2.0..9.0f64), 2..5),
+            to in proptest::collection::vec((-5.0..65.0f64, -5.0..45.0f64, 0.0..6.3f64, 2.0..9.0f64), 2),
+        ) {
+            let (bw, bh) = (60, 40);
+            let fg: Vec<u8> = (0..bw * bh)
+                .map(|k| if (seed >> (k % 64)) & 1 == 1 || k % 5 == 0 { 255 } else { 0 })
+                .collect();
+            let rects: Vec<Placed> = sticks.iter().map(|&(x, y, a, w)| placed(x, y, a, w)).collect();
+            let to: Vec<Placed> = to.iter().map(|&(x, y, a, w)| placed(x, y, a, w)).collect();
+            let mut moved = Coverage::new(&fg, bw, bh, 30.0, &rects);
+            moved.shift(&rects[0], &to[0]);
+            let want = moved.shift(&rects[1], &to[1]);
+            let mut cover = Coverage::new(&fg, bw, bh, 30.0, &rects);
+            cover.lay(&rects[0], false);
+            cover.lay(&rects[1], false);
+            let (count, score) = (cover.count.clone(), cover.score);
+            prop_assert_eq!(cover.score_with(&to), want);
+            prop_assert_eq!(score, cover.score);
             prop_assert_eq!(count, cover.count);
         }
 
@@ -1491,6 +1574,24 @@ mod tests {
                 .filter(|&(x, y, _)| grid.covers(&r, x, y))
                 .collect();
             prop_assert_eq!(by_runs, every);
+        }
+    }
+
+    #[test]
+    fn a_pixel_changes_by_its_share_with_one_stick_more_or_less() {
+        for fg in [false, true] {
+            for n in 0..=u8::MAX {
+                for on in [false, true] {
+                    let (m, delta) = Coverage::change(&[u8::from(fg)], &[n], 0, on);
+                    let want = if on {
+                        n.saturating_add(1)
+                    } else {
+                        n.saturating_sub(1)
+                    };
+                    assert_eq!(m, want, "fg {fg} n {n} on {on}");
+                    assert_eq!(delta, Coverage::pixel(fg, m) - Coverage::pixel(fg, n));
+                }
+            }
         }
     }
 
