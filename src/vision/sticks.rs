@@ -934,17 +934,6 @@ impl Grid {
             .collect();
         Runs { y0, rows }
     }
-
-    /// Each pixel of the grid the stick covers, as (x, y, index).
-    #[cfg(test)]
-    fn cover(&self, r: &Placed, mut each: impl FnMut(usize, usize, usize)) {
-        let runs = self.runs(r);
-        for (y, (xa, xb)) in runs.iter() {
-            for x in xa..xb {
-                each(x, y, y * self.bw + x);
-            }
-        }
-    }
 }
 
 /// A stick's pixels on a [`Grid`]: row `y0 + i` holds `[xa, xb)` = `rows[i]`.
@@ -1567,8 +1556,11 @@ mod tests {
         ) {
             let grid = Grid { bw: 60, bh: 40, l };
             let r = placed(x, y, a, w);
-            let mut by_runs = Vec::new();
-            grid.cover(&r, |x, y, k| by_runs.push((x, y, k)));
+            let by_runs: Vec<(usize, usize, usize)> = grid
+                .runs(&r)
+                .iter()
+                .flat_map(|(y, (xa, xb))| (xa..xb).map(move |x| (x, y, y * 60 + x)))
+                .collect();
             let every: Vec<(usize, usize, usize)> = (0..40)
                 .flat_map(|y| (0..60).map(move |x| (x, y, y * 60 + x)))
                 .filter(|&(x, y, _)| grid.covers(&r, x, y))
