@@ -718,8 +718,6 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed
     let mut weight = Mat::default();
     blob.convert_to(&mut weight, CV_32F, 1.0 / 255.0, 0.0)?;
     let total: f64 = opencv::core::sum_elems(&weight)?[0];
-    let diag = ((bw * bw + bh * bh) as f64).sqrt().ceil() as i32 + 2;
-    let centre = Point2f::new(bw as f32 / 2.0, bh as f32 / 2.0);
     let mut out = Vec::new();
     let mut explained = 0.0;
     let mut target = k;
@@ -786,7 +784,6 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed
         }
         Ok(best)
     };
-    let _ = (diag, centre);
     while out.len() < target && out.len() < 6 {
         // Coarse at half size every 6°, then fine at full size around the best.
         let mut half = Mat::default();
