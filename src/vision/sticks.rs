@@ -1015,7 +1015,10 @@ impl<'a> Coverage<'a> {
         }
     }
 
-    /// The score with `from` moved to `to` (the move is made).
+    /// The score with `from` moved to `to`, the move made: the tests'
+    /// reference for [`Self::moved_score`] (`refine_with` makes its moves
+    /// with the runs it scored them on).
+    #[cfg(test)]
     fn shift(&mut self, from: &Placed, to: &Placed) -> f64 {
         self.lay(from, false);
         self.lay(to, true);
@@ -1035,7 +1038,7 @@ impl<'a> Coverage<'a> {
         score
     }
 
-    /// The score [`Self::shift`] would give, the move not made: only the
+    /// The score with `from` lifted off and `to` laid on, the move not made: only the
     /// pixels one of the two covers and the other does not change (`from`
     /// and `to` as their [`Grid::runs`]; a refit tries a dozen moves of each
     /// stick, so the caller takes `from`'s runs once).
@@ -1443,6 +1446,10 @@ fn refine_with(
                 moves.push(([c[0] + k * d[0], c[1] + k * d[1]], d, w));
                 moves.push(([c[0] - k * d[0], c[1] - k * d[1]], d, w));
             }
+            // Each move with its runs and score where they are known already
+            // (a width's move is scored while its shift is picked).
+            let mut moves: Vec<(Placed, Option<(Runs, f64)>)> =
+                moves.into_iter().map(|m| (m, None)).collect();
             // Another width, with the shift across that suits it best (a
             // stick slimmed in place leaves the strip it no longer covers).
             for nw in widths
@@ -1450,18 +1457,26 @@ fn refine_with(
                 .map(|k| k * wd)
                 .filter(|nw| (nw - w).abs() > 1e-6)
             {
-                let mut pick = ((c, d, nw), f64::MIN);
+                let mut pick: Option<(Placed, Runs, f64)> = None;
                 for sh in (-width_shift..=width_shift).step_by(width_shift.max(1) as usize) {
                     let m = ([c[0] + sh as f64 * n[0], c[1] + sh as f64 * n[1]], d, nw);
-                    let sc = cover.moved_score(&from, &cover.grid.runs(&m));
-                    if sc > pick.1 {
-                        pick = (m, sc);
+                    let to = cover.grid.runs(&m);
+                    let sc = cover.moved_score(&from, &to);
+                    if pick.as_ref().is_none_or(|p| sc > p.2) {
+                        pick = Some((m, to, sc));
                     }
                 }
-                moves.push(pick.0);
+                // The range always holds the shift 0, so a width is picked.
+                if let Some((m, to, sc)) = pick {
+                    moves.push((m, Some((to, sc))));
+                }
             }
-            for m in moves {
-                let sc = cover.moved_score(&from, &cover.grid.runs(&m));
+            for (m, known) in moves {
+                let (to, sc) = known.unwrap_or_else(|| {
+                    let to = cover.grid.runs(&m);
+                    let sc = cover.moved_score(&from, &to);
+                    (to, sc)
+                });
                 // Narrowing to a stick on its edge (or widening back) must
                 // clearly pay: a stick on its edge is half as wide.
                 let need = if edge(m.2) != edge(w) {
@@ -1470,7 +1485,8 @@ fn refine_with(
                     0.25
                 };
                 if sc > best + need {
-                    cover.shift(r, &m);
+                    cover.lay_runs(&from, false);
+                    cover.lay_runs(&to, true);
                     *r = m;
                     best = sc;
                     improved = true;
