@@ -507,16 +507,17 @@ fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
 
 #[test]
 fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
-    // Held-out look 1004140: a faint mark the stick reader's mark head reads
-    // on the taught marked stick at about 0.01. In play it read 9 of 29
-    // marked flat faces as unmarked, sure, one of them a plain 뒷도 called
-    // 도. There the taught mark score tells the marked stick.
+    // Held-out look 1004140: a faint mark round 18's mark head read on the
+    // taught marked stick at about 0.01 (round 30's at about 0.24). In play
+    // round 18's read 9 of 29 marked flat faces as unmarked, sure, one of
+    // them a plain 뒷도 called 도. There the taught mark score tells the
+    // marked stick.
     let model = model();
     let (mut faint, set) = taught_set(&Look::random(1_004_140, 1280, 720));
     let (marked, _) = vision::taught_mark_reads(&model, &faint, &set)
         .unwrap()
         .expect("the shipped model has a stick reader");
-    assert!(marked < 1.0 - vision::MARK_NEED, "{marked}");
+    assert!(marked < 0.5, "{marked}");
     vision::check_readable(&model, &mut faint, &set).unwrap();
     assert!(!faint.reader_reads_mark);
     assert!(vision::teach_notes(1.0, &faint)
@@ -765,11 +766,15 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
     let model = model();
     let r = vision::teach(&cal, &empty, [&f, &b, &m], Some(&model));
     assert!(r.is_err(), "{:?}", r.map(|t| t.taught.colour_bar));
-    // At the lowered bar alone teaching would have accepted it.
+    // Refused whatever reader checks it: the usual bar does not find its sticks.
+    let r = vision::teach(&cal, &empty, [&f, &b, &m], None);
+    assert!(r.is_err(), "{:?}", r.map(|t| t.taught.colour_bar));
+    // At the lowered bar alone its sticks are found and taught. (Round 18's
+    // reader also read them well enough there, so teaching would have
+    // accepted the station; round 30's does not, a second reason to refuse.)
     let lowered = (6..9).find_map(|bar| {
         let set = vision::teach_measure(&cal, &empty, &f, &b, &m, bar as f64).ok()?;
-        let mut taught = set.learn().ok()?;
-        vision::check_readable(&model, &mut taught, &set).ok()?;
+        set.learn().ok()?;
         Some(bar)
     });
     assert!(lowered.is_some());
