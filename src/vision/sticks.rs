@@ -1430,7 +1430,9 @@ fn refine_with(
                 [d[0] * cs - d[1] * sn, d[0] * sn + d[1] * cs]
             };
             let from = cover.grid.runs(r);
-            let mut moves = vec![
+            // Each move with its runs and score where they are known already
+            // (a width's move is scored while its shift is picked).
+            let mut moves: Vec<(Placed, Option<(Runs, f64)>)> = [
                 ([c[0] + n[0], c[1] + n[1]], d, w),
                 ([c[0] - n[0], c[1] - n[1]], d, w),
                 ([c[0] + 2.0 * n[0], c[1] + 2.0 * n[1]], d, w),
@@ -1439,17 +1441,16 @@ fn refine_with(
                 ([c[0] - d[0], c[1] - d[1]], d, w),
                 (c, turn(0.03), w),
                 (c, turn(-0.03), w),
-            ];
+            ]
+            .into_iter()
+            .map(|m| (m, None))
+            .collect();
             if width_shift > 0 {
                 // At full resolution also a few pixels along at once.
                 let k = width_shift as f64;
-                moves.push(([c[0] + k * d[0], c[1] + k * d[1]], d, w));
-                moves.push(([c[0] - k * d[0], c[1] - k * d[1]], d, w));
+                moves.push((([c[0] + k * d[0], c[1] + k * d[1]], d, w), None));
+                moves.push((([c[0] - k * d[0], c[1] - k * d[1]], d, w), None));
             }
-            // Each move with its runs and score where they are known already
-            // (a width's move is scored while its shift is picked).
-            let mut moves: Vec<(Placed, Option<(Runs, f64)>)> =
-                moves.into_iter().map(|m| (m, None)).collect();
             // Another width, with the shift across that suits it best (a
             // stick slimmed in place leaves the strip it no longer covers).
             for nw in widths
