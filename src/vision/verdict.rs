@@ -662,9 +662,9 @@ const TWO_STICK_BLOB: f64 = 2.4;
 /// round 31, when the reader learned from 2,007 looks over 16 epochs, surer
 /// of what it reads, read a flat face of a misfitted touching pair round at
 /// 0.976 against the forest's and net's 0.62 and 0.64 flat (a silent 뒷도
-/// for 개 on held-out look 1005444, throw 32). At 0.98, 2 of the 10,983
-/// clear throws of the stored and fresh sets it called right are referred
-/// (ADR 0072).
+/// for 개 on held-out look 1005444, throw 32). At 0.98, 1 of the 10,983
+/// clear throws of the stored and fresh sets it called right is referred
+/// (0.99: 3; ADR 0072).
 const READER_SURE: f64 = 0.98;
 /// The stick reader's certainty of a face (and "neither" at one less this or
 /// under) at which one of a pair takes its own "neither" alone
