@@ -132,6 +132,22 @@ impl FrameSource for Still {
     }
 }
 
+/// A test that ends without [`StandIn::stop`] still stops its station: left
+/// running, its threads met OpenCV's teardown at the process's exit, and the
+/// test process of `station_api` once died there with SIGSEGV after all its
+/// tests had passed (as the capture thread did before the station's stop
+/// waited for it).
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        if let Some(st) = self.station.take() {
+            st.stop();
+        }
+    }
+}
+
 impl StandIn {
     /// A new station on a fresh data directory and a free port.
     pub async fn start() -> StandIn {
