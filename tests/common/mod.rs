@@ -9,6 +9,7 @@
 use opencv::prelude::*;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -47,6 +48,8 @@ pub struct StandIn {
     pub published_at: Arc<Mutex<Vec<(u64, Instant)>>>,
     pub dir: tempfile::TempDir,
     picture: Arc<Mutex<Option<opencv::core::Mat>>>,
+    /// Tells the pictures' source the stand-in is stopping ([`Still`]).
+    closed: Arc<AtomicBool>,
     station: Option<Station>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -112,12 +115,18 @@ impl Camera {
 /// Shows whatever picture the test set, ten times a second, like a camera would.
 struct Still {
     picture: Arc<Mutex<Option<opencv::core::Mat>>>,
+    /// Set when the stand-in stops: with no picture shown the source would
+    /// wait for one forever, and its thread outlive the station.
+    closed: Arc<AtomicBool>,
 }
 
 impl FrameSource for Still {
     fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
         std::thread::sleep(Duration::from_millis(100));
         loop {
+            if self.closed.load(Ordering::SeqCst) {
+                return Ok(None);
+            }
             if let Some(m) = self.picture.lock().unwrap().as_ref() {
                 return Ok(Some(Frame {
                     image: m.try_clone()?,
@@ -142,6 +151,7 @@ impl Drop for StandIn {
         for task in &self.tasks {
             task.abort();
         }
+        self.closed.store(true, Ordering::SeqCst);
         if let Some(st) = self.station.take() {
             st.stop();
         }
@@ -199,8 +209,10 @@ impl StandIn {
             sightings: station.sightings(),
             evidence: hub.evidence.clone(),
         };
+        let closed = Arc::new(AtomicBool::new(false));
         let pictures = Still {
             picture: picture.clone(),
+            closed: closed.clone(),
         };
         station.attach_source(Box::new(pictures)).unwrap();
         // Settle before the test begins: the station publishes its camera coming up.
@@ -223,6 +235,7 @@ impl StandIn {
             published_at,
             dir,
             picture,
+            closed,
             station: Some(station),
             tasks,
         }
@@ -248,6 +261,7 @@ impl StandIn {
         for task in std::mem::take(&mut self.tasks) {
             let _ = task.await;
         }
+        self.closed.store(true, Ordering::SeqCst);
         if let Some(st) = self.station.take() {
             tokio::task::spawn_blocking(move || st.stop())
                 .await
