@@ -779,3 +779,28 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
     });
     assert!(lowered.is_some());
 }
+
+/// Look 1005677: round faces of dark wood on a light wooden floor, at 65 %
+/// of its lightness and of its hue, like a shadow. A stick lying off the mat
+/// there was found by neither the first look nor the faint second one, and
+/// clear 낙 throws went to the referee with three sticks found; the dark
+/// third look finds it (`sticks::dark_foreground`). Throw 33's stick off the
+/// mat touches the mat's edge with one end: not wholly off the mat, it is not
+/// taken, and the throw still goes to the referee.
+#[test]
+fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_005_677, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    for k in [32u64, 46] {
+        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        assert_eq!(truth.case, HardCase::OffMat);
+        assert!(!truth.ambiguous);
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
+        assert_eq!(v.result, Some(ThrowResult::Nak), "throw {k}: {v:?}");
+    }
+    let (scene, _) = sim::throw_scene(&look, 33 * 7919 + 13, None);
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.result, None, "throw 33: {v:?}");
+}

@@ -33,8 +33,8 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
 use sticks::{
-    bridge, faint_foreground, find_off_mat, find_sticks, foreground, others_than, to_lab,
-    work_scale, Found, Reference, Split, OFF_MAT_CLEAR_CM, THROWN_STICKS,
+    bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks, foreground, others_than,
+    to_lab, work_scale, Found, Reference, Split, OFF_MAT_CLEAR_CM, THROWN_STICKS,
 };
 
 /// The mark score of a stick: how much dark ink its flat face shows.
@@ -165,6 +165,14 @@ pub fn measure_placed(
         let missing = THROWN_STICKS - small_found.len();
         let more = find_off_mat(&faint, &small_size, &small_found, &off_mat, missing)?;
         small_found.extend(more);
+        // Still short: the dark third look, for a stick only darker than
+        // the floor (`dark_foreground`).
+        if small_found.len() < THROWN_STICKS {
+            let dark = bridge(&dark_foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+            let missing = THROWN_STICKS - small_found.len();
+            let more = find_off_mat(&dark, &small_size, &small_found, &off_mat, missing)?;
+            small_found.extend(more);
+        }
     }
     let mut found: Vec<Found> = small_found
         .into_iter()

@@ -31,6 +31,9 @@ pub struct Reference {
     /// The lower rise of the faint second look off the mat
     /// ([`FAINT_RISE`], 16-bit; see [`find_off_mat`]).
     pub faint_rise: Mat,
+    /// Lightness under which the dark third look off the mat takes a pixel
+    /// ([`DARK_LOOK`], 16-bit; see [`dark_foreground`]).
+    pub dim: Mat,
     pub width: i32,
     pub height: i32,
     /// The colour change over which a pixel is no longer the mat
@@ -186,6 +189,8 @@ impl Reference {
             1.0 + FAINT_RISE.0,
             FAINT_RISE.1,
         )?;
+        let mut dim = Mat::default();
+        range(0, false)?.convert_to(&mut dim, opencv::core::CV_16S, DARK_LOOK, 0.0)?;
         let (width, height) = (lab[0].cols(), lab[0].rows());
         Ok(Reference {
             ab_low: [range(1, false)?, range(2, false)?],
@@ -193,6 +198,7 @@ impl Reference {
             rise,
             floor,
             faint_rise,
+            dim,
             width,
             height,
             colour_bar: COLOUR_BAR,
@@ -229,6 +235,25 @@ pub fn faint_foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Resul
         &reference.floor,
         bar,
     )
+}
+
+/// The dark third look off the mat: what is darker than [`DARK_LOOK`] of
+/// the empty picture, whatever its colour. The first two looks leave out
+/// what is only darker than the floor, as a shadow is; a stick off the mat
+/// of the floor's hue but darker (a round face of dark wood on a light wooden
+/// floor) is such a thing, and only its size, its shape and its lying apart
+/// from every stick found tell it from a shadow ([`find_off_mat`]).
+pub fn dark_foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
+    use opencv::core::{compare, CMP_LT, CV_16S};
+    let [l, _, _] = planes(frame_lab)?;
+    let mut l16 = Mat::default();
+    l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
+    let mut dark = Mat::default();
+    compare(&l16, &reference.dim, &mut dark, CMP_LT)?;
+    let k = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(3, 3))?;
+    let mut out = Mat::default();
+    imgproc::morphology_ex_def(&dark, &mut out, imgproc::MORPH_OPEN, &k)?;
+    Ok(out)
 }
 
 fn foreground_at(
@@ -636,6 +661,12 @@ const FAINT_RISE: (f64, f64) = (0.03, 3.0);
 /// The faint second look's colour bar, as a share of the station's
 /// (look 1004903: a stick on a grey floor, |Δa| + |Δb| 8 against 9).
 const FAINT_COLOUR: f64 = 0.6;
+/// The dark third look's lightness bar, a share of the empty picture's
+/// least lightness around each pixel: a stick off the mat that the first two
+/// looks miss because it is only darker than the floor (look 1005677: round
+/// faces at 65 % of a light wooden floor's lightness, |Δa| + |Δb| 5; five
+/// clear 낙 throws went to the referee with three sticks found).
+pub const DARK_LOOK: f64 = 0.8;
 /// How far off the mat (cm) every corner of what the faint second look
 /// finds must lie: past the mat's hem and the calibration's error, so
 /// nothing of the mat itself is taken.
@@ -644,7 +675,8 @@ pub const OFF_MAT_CLEAR_CM: f64 = 1.0;
 /// The faint second look off the mat: where the first look found fewer
 /// than [`THROWN_STICKS`] sticks, a missing one may lie on a floor that
 /// shows it only faintly. `faint` is the foreground at the faint bars
-/// ([`faint_foreground`], bridged like the first look's), `found` what the
+/// ([`faint_foreground`], bridged like the first look's; or, for the dark
+/// third look where sticks are still missing, [`dark_foreground`]), `found` what the
 /// first look found, both at the working scale; `off_mat` tells whether a
 /// point (working scale) lies clearly off the mat. A blob of the faint
 /// foreground counts as a stick when it has one whole stick's size and
