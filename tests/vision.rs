@@ -781,12 +781,12 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
 }
 
 /// Look 1005677: round faces of dark wood on a light wooden floor, at 65 %
-/// of its lightness and of its hue, like a shadow. A stick lying off the mat
-/// there was found by neither the first look nor the faint second one, and
-/// clear 낙 throws went to the referee with three sticks found; the dark
-/// third look finds it (`sticks::dark_foreground`). Throw 33's stick off the
-/// mat touches the mat's edge with one end: not wholly off the mat, it is not
-/// taken, and the throw still goes to the referee.
+/// of its lightness and of about its hue, as a shadow is. A stick lying off
+/// the mat there was found by neither the first look nor the faint second
+/// one, and clear 낙 throws went to the referee with three sticks found; the
+/// dark third look finds it (`sticks::dark_foreground`, ADR 0073). Throw
+/// 33's stick off the mat touches the mat's edge with one end: not wholly
+/// off the mat, it is not taken, and the throw still goes to the referee.
 #[test]
 fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
     use yutstation::station::sim_camera::simulated_station;

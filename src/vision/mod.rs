@@ -156,21 +156,22 @@ pub fn measure_placed(
     let lab = to_lab(frame)?;
     let mask = bridge(&foreground(&lab, reference)?, size_at(centre).1 * sc)?;
     let mut small_found = find_sticks(&mask, &small_size, split)?;
-    if look_off_mat && small_found.len() < THROWN_STICKS {
-        let faint = bridge(&faint_foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+    if look_off_mat {
         let off_mat = |p: [f64; 2]| {
             let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
             cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM
         };
-        let missing = THROWN_STICKS - small_found.len();
-        let more = find_off_mat(&faint, &small_size, &small_found, &off_mat, missing)?;
-        small_found.extend(more);
-        // Still short: the dark third look, for a stick only darker than
-        // the floor (`dark_foreground`).
-        if small_found.len() < THROWN_STICKS {
-            let dark = bridge(&dark_foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+        // While sticks are missing: the faint second look (ADR 0064), then
+        // the dark third, for a stick only darker than the floor (ADR 0073).
+        let looks: [fn(&Mat, &Reference) -> opencv::Result<Mat>; 2] =
+            [faint_foreground, dark_foreground];
+        for look in looks {
+            if small_found.len() >= THROWN_STICKS {
+                break;
+            }
+            let mask = bridge(&look(&lab, reference)?, size_at(centre).1 * sc)?;
             let missing = THROWN_STICKS - small_found.len();
-            let more = find_off_mat(&dark, &small_size, &small_found, &off_mat, missing)?;
+            let more = find_off_mat(&mask, &small_size, &small_found, &off_mat, missing)?;
             small_found.extend(more);
         }
     }

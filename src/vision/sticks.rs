@@ -664,8 +664,8 @@ const FAINT_COLOUR: f64 = 0.6;
 /// The dark third look's lightness bar, a share of the empty picture's
 /// least lightness around each pixel: a stick off the mat that the first two
 /// looks miss because it is only darker than the floor (look 1005677: round
-/// faces at 65 % of a light wooden floor's lightness, |Δa| + |Δb| 5; five
-/// clear 낙 throws went to the referee with three sticks found).
+/// faces at 65 % of a light wooden floor's lightness, |Δa| + |Δb| 5; three
+/// clear 낙 throws went to the referee with three sticks found, ADR 0073).
 pub const DARK_LOOK: f64 = 0.8;
 /// How far off the mat (cm) every corner of what the faint second look
 /// finds must lie: past the mat's hem and the calibration's error, so
