@@ -583,7 +583,7 @@ fn the_silent_errors_of_round_ten_are_not_called_wrong() {
     ] {
         let look = Look::random(seed, 1280, 720);
         let (d, _) = simulated_station(&look, model()).unwrap();
-        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        let (scene, truth) = sim::numbered_throw(&look, k);
         assert_eq!(truth.case, case);
         let v = judge_scene(&d, &look, &scene);
         if truth.ambiguous {
@@ -607,7 +607,7 @@ fn plain_throws_on_a_dim_look_are_called_when_both_readers_and_the_taught_set_le
     let look = Look::random(1_003_632, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
     for k in [41u64, 47] {
-        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        let (scene, truth) = sim::numbered_throw(&look, k);
         assert_eq!(truth.case, HardCase::None);
         assert!(!truth.ambiguous);
         let v = judge_scene(&d, &look, &scene);
@@ -625,7 +625,7 @@ fn a_flat_face_on_top_of_a_crossing_at_its_middle_has_its_mark_read() {
     use yutstation::station::sim_camera::simulated_station;
     let look = Look::random(1_003_620, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
-    let (scene, truth) = sim::throw_scene(&look, 35 * 7919 + 13, None);
+    let (scene, truth) = sim::numbered_throw(&look, 35);
     assert_eq!(truth.case, HardCase::Crossing);
     assert!(!truth.mark_covered && !truth.ambiguous);
     let v = judge_scene(&d, &look, &scene);
@@ -648,7 +648,7 @@ fn short_sticks_side_by_side_are_found_side_by_side_and_a_crossing_stays_crossed
     };
     let look = Look::random(1_003_671, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
-    let (scene, truth) = sim::throw_scene(&look, 45 * 7919 + 13, None);
+    let (scene, truth) = sim::numbered_throw(&look, 45);
     assert_eq!(truth.case, HardCase::Touching);
     let v = judge_scene(&d, &look, &scene);
     // The two touching sticks (the truth's second and third), each found
@@ -669,7 +669,7 @@ fn short_sticks_side_by_side_are_found_side_by_side_and_a_crossing_stays_crossed
 
     let look = Look::random(1_003_702, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
-    let (scene, truth) = sim::throw_scene(&look, 39 * 7919 + 13, None);
+    let (scene, truth) = sim::numbered_throw(&look, 39);
     assert_eq!(truth.case, HardCase::Crossing);
     assert!(!truth.ambiguous);
     let v = judge_scene(&d, &look, &scene);
@@ -745,7 +745,7 @@ fn round_faces_that_barely_differ_from_the_mat_lower_the_station_colour_bar() {
     // A throw of two round faces (throw 11 of `yutstation simulate --look
     // 1004183`, referred as `stick_count` at the usual bar) is called.
     let cal = calibrate(&empty, spec(&look)).unwrap();
-    let (scene, truth) = sim::throw_scene(&look, 10 * 7919 + 13, None);
+    let (scene, truth) = sim::numbered_throw(&look, 10);
     let d = Detector::new(cal, taught, empty, model()).unwrap();
     let v = judge_scene(&d, &look, &scene);
     assert_eq!(v.result, Some(truth.result), "{v:?}");
@@ -793,14 +793,14 @@ fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
     let look = Look::random(1_005_677, 1280, 720);
     let (d, _) = simulated_station(&look, model()).unwrap();
     for k in [32u64, 46] {
-        let (scene, truth) = sim::throw_scene(&look, k * 7919 + 13, None);
+        let (scene, truth) = sim::numbered_throw(&look, k);
         assert_eq!(truth.case, HardCase::OffMat);
         assert!(!truth.ambiguous);
         let v = judge_scene(&d, &look, &scene);
         assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
         assert_eq!(v.result, Some(ThrowResult::Nak), "throw {k}: {v:?}");
     }
-    let (scene, _) = sim::throw_scene(&look, 33 * 7919 + 13, None);
+    let (scene, _) = sim::numbered_throw(&look, 33);
     let v = judge_scene(&d, &look, &scene);
     assert_eq!(v.result, None, "throw 33: {v:?}");
 }

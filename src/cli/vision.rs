@@ -843,7 +843,7 @@ fn run_eval(a: EvalArgs) -> Result<()> {
         let st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
-            let (scene, truth) = sim::throw_scene(&st.look, k as u64 * 7919 + 13, None);
+            let (scene, truth) = sim::numbered_throw(&st.look, k as u64);
             let img = to_mat(&sim::render(&st.look, &scene))?;
             let t = Instant::now();
             let (sticks, probs) = if a.true_placement {
@@ -1865,7 +1865,7 @@ fn run_simulate(a: SimulateArgs) -> Result<()> {
     )?;
     let mut truth = String::new();
     for k in 0..a.throws {
-        let (scene, t) = sim::throw_scene(&look, k as u64 * 7919 + 13, None);
+        let (scene, t) = sim::numbered_throw(&look, k as u64);
         let name = format!("throws/{:04}.png", k + 1);
         save(&name, &scene)?;
         let mut v = serde_json::to_value(&t)?;

@@ -21,8 +21,8 @@ pub use camera::Camera;
 pub use look::{FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
 pub use render::{render, RgbImage};
 pub use scene::{
-    teach_scene, throw_scene, Hand, HardCase, Scene, StickPose, StickTruth, ThrowTruth, TruthFace,
-    TruthPlacement,
+    numbered_throw, teach_scene, throw_scene, Hand, HardCase, Scene, StickPose, StickTruth,
+    ThrowTruth, TruthFace, TruthPlacement,
 };
 pub use sequence::{throw_sequence, Frame, FramePhase, Sequence};
 

@@ -297,6 +297,13 @@ fn in_view(look: &Look, p: &StickPose) -> bool {
         })
 }
 
+/// Throw `k` of a look as `yutstation eval` and `yutstation simulate` render
+/// it (throw 0 first): the one numbering of a look's throws, so a throw named
+/// in a report (look 1005677, throw 32) can be rendered again anywhere.
+pub fn numbered_throw(look: &Look, k: u64) -> (Scene, ThrowTruth) {
+    throw_scene(look, k * 7919 + 13, None)
+}
+
 /// A random throw on a look. `case` forces a hard case; `None` draws one (about
 /// half of all throws are plain).
 pub fn throw_scene(look: &Look, seed: u64, case: Option<HardCase>) -> (Scene, ThrowTruth) {
