@@ -244,15 +244,30 @@ pub fn faint_foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Resul
 /// floor) is such a thing, and only its size, its shape and its lying apart
 /// from every stick found tell it from a shadow ([`find_off_mat`]).
 pub fn dark_foreground(frame_lab: &Mat, reference: &Reference) -> opencv::Result<Mat> {
-    use opencv::core::{compare, CMP_LT, CV_16S};
     let [l, _, _] = planes(frame_lab)?;
-    let mut l16 = Mat::default();
-    l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
     let mut dark = Mat::default();
-    compare(&l16, &reference.dim, &mut dark, CMP_LT)?;
+    opencv::core::compare(
+        &lightness_16(&l)?,
+        &reference.dim,
+        &mut dark,
+        opencv::core::CMP_LT,
+    )?;
+    without_specks(&dark)
+}
+
+/// The 8-bit lightness plane as 16-bit, to be compared with the reference's
+/// 16-bit bars.
+fn lightness_16(l: &Mat) -> opencv::Result<Mat> {
+    let mut l16 = Mat::default();
+    l.convert_to(&mut l16, opencv::core::CV_16S, 1.0, 0.0)?;
+    Ok(l16)
+}
+
+/// A foreground mask opened with a small disc: lone pixels of noise go.
+fn without_specks(mask: &Mat) -> opencv::Result<Mat> {
     let k = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(3, 3))?;
     let mut out = Mat::default();
-    imgproc::morphology_ex_def(&dark, &mut out, imgproc::MORPH_OPEN, &k)?;
+    imgproc::morphology_ex_def(mask, &mut out, imgproc::MORPH_OPEN, &k)?;
     Ok(out)
 }
 
@@ -263,10 +278,9 @@ fn foreground_at(
     floor: &Mat,
     colour_bar: f64,
 ) -> opencv::Result<Mat> {
-    use opencv::core::{add_def, bitwise_or_def, compare, subtract_def, CMP_GT, CMP_LT, CV_16S};
+    use opencv::core::{add_def, bitwise_or_def, compare, subtract_def, CMP_GT, CMP_LT};
     let [l, a, b] = planes(frame_lab)?;
-    let mut l16 = Mat::default();
-    l.convert_to(&mut l16, CV_16S, 1.0, 0.0)?;
+    let l16 = lightness_16(&l)?;
     let mut bright = Mat::default();
     compare(&l16, rise, &mut bright, CMP_GT)?;
     let mut dark = Mat::default();
@@ -297,10 +311,7 @@ fn foreground_at(
     bitwise_or_def(&bright, &dark, &mut m1)?;
     let mut m = Mat::default();
     bitwise_or_def(&m1, &colour, &mut m)?;
-    let k = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(3, 3))?;
-    let mut o1 = Mat::default();
-    imgproc::morphology_ex_def(&m, &mut o1, imgproc::MORPH_OPEN, &k)?;
-    Ok(o1)
+    without_specks(&m)
 }
 
 /// Bridge gaps inside a stick (a dark mark on a dark mat reads as mat) with a
