@@ -804,3 +804,24 @@ fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
     let v = judge_scene(&d, &look, &scene);
     assert_eq!(v.result, None, "throw 33: {v:?}");
 }
+
+/// Look 1005972: dark grey round faces on a dark olive mat. Lying where the
+/// light shows them least, round faces fall apart into pieces at the
+/// station's colour bar, though the teach pictures showed them whole, and
+/// 21 of the look's 50 throws went to the referee for `stick_count`. A
+/// throw with pieces (or too few sticks) gets a second look at the lowest
+/// bar, taken when it finds four whole sticks (`sticks::PIECES_COLOUR_BAR`,
+/// ADR 0074).
+#[test]
+fn sticks_in_pieces_at_the_station_bar_are_found_whole_at_the_lowest() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_005_972, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    for k in [10u64, 11, 17, 21] {
+        let (scene, truth) = sim::numbered_throw(&look, k);
+        assert!(!truth.ambiguous);
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
+        assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
+    }
+}

@@ -33,8 +33,9 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
 use sticks::{
-    bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks, foreground, others_than,
-    to_lab, work_scale, Found, Reference, Split, OFF_MAT_CLEAR_CM, THROWN_STICKS,
+    bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks, foreground,
+    foreground_with_bar, others_than, to_lab, work_scale, Found, Reference, Split,
+    OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
 };
 
 /// The mark score of a stick: how much dark ink its flat face shows.
@@ -132,8 +133,11 @@ pub fn measure(
 /// through `place` before it is measured: `eval --true-placement` moves it to
 /// the true pose, to tell the finder's errors from the face reader's. It is
 /// given the taught (length, width) in pixels where the stick was found.
-/// With `look_off_mat`, a throw short of sticks gets the faint second look
-/// off the mat ([`sticks::find_off_mat`]). `split`: how a blob bigger than
+/// With `look_off_mat` (judging a throw, not teaching), a throw whose sticks
+/// show in pieces or too few gets a look at the lowest colour bar
+/// ([`sticks::PIECES_COLOUR_BAR`], taken when it finds four whole sticks),
+/// and one still short of sticks the faint second look off the mat
+/// ([`sticks::find_off_mat`]). `split`: how a blob bigger than
 /// one stick is taken (the station's lone-stick area, [`Split::Blobs`]).
 #[allow(clippy::too_many_arguments)]
 pub fn measure_placed(
@@ -154,8 +158,27 @@ pub fn measure_placed(
     };
     let centre = cal.map.to_px([0.0, 0.0]);
     let lab = to_lab(frame)?;
-    let mask = bridge(&foreground(&lab, reference)?, size_at(centre).1 * sc)?;
+    let bridged = |m: Mat| bridge(&m, size_at(centre).1 * sc);
+    let mut mask = bridged(foreground(&lab, reference)?)?;
     let mut small_found = find_sticks(&mask, &small_size, split)?;
+    let mut colour_bar = reference.colour_bar;
+    // Sticks in pieces, or too few: a second look at the lowest bar, taken
+    // only when it finds four whole sticks (ADR 0074).
+    let in_pieces = |found: &[Found]| {
+        found.len() < THROWN_STICKS
+            || found
+                .iter()
+                .any(|s| !s.shared && s.length < verdict::FRAGMENT_LENGTH * small_size(s.center).0)
+    };
+    if look_off_mat && colour_bar > PIECES_COLOUR_BAR && in_pieces(&small_found) {
+        let low = bridged(foreground_with_bar(&lab, reference, PIECES_COLOUR_BAR)?)?;
+        let again = find_sticks(&low, &small_size, split)?;
+        if again.len() == THROWN_STICKS && !in_pieces(&again) {
+            small_found = again;
+            mask = low;
+            colour_bar = PIECES_COLOUR_BAR;
+        }
+    }
     if look_off_mat {
         let off_mat = |p: [f64; 2]| {
             let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
@@ -188,7 +211,7 @@ pub fn measure_placed(
         })
         .collect();
     if sc < 1.0 {
-        refit_split(frame, empty, reference.colour_bar, &mut found, &size_at)?;
+        refit_split(frame, empty, colour_bar, &mut found, &size_at)?;
     }
     found.iter_mut().for_each(|s| place(s, size_at(s.center)));
     found

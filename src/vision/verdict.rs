@@ -646,7 +646,7 @@ const MARK_HIDDEN_NEED: f64 = 0.98;
 /// not a stick lying on a face: on 205 stored looks of round 15 (seeds 5 and
 /// 6, validation and development looks) 35 lone sticks were fitted under 0.6, one of them a whole stick read right, 5 pieces read as
 /// faces (ADR 0048).
-const FRAGMENT_LENGTH: f64 = 0.6;
+pub(crate) const FRAGMENT_LENGTH: f64 = 0.6;
 /// A blob under this many single-stick areas holds two sticks: on the same
 /// 205 looks the blobs the finder split in two measured 1.4–2.7
 /// (95 % under 2.2), those split in three 2.1–3.5 (95 % over 2.4). See
