@@ -33,8 +33,8 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
 use sticks::{
-    bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks, foreground,
-    foreground_with_bar, others_than, to_lab, work_scale, Found, Reference, Split,
+    blobs_to_refind, bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks,
+    foreground, foreground_with_bar, others_than, to_lab, work_scale, Found, Reference, Split,
     OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
 };
 
@@ -164,15 +164,16 @@ pub fn measure_placed(
     let mut colour_bar = reference.colour_bar;
     // Sticks in pieces, or too few: a second look at the lowest bar, taken
     // only when it finds four whole sticks (ADR 0074).
-    let in_pieces = |found: &[Found]| {
-        found.len() < THROWN_STICKS
-            || found
-                .iter()
-                .any(|s| !s.shared && s.length < verdict::FRAGMENT_LENGTH * small_size(s.center).0)
-    };
+    let is_piece =
+        |s: &Found| !s.shared && s.length < verdict::FRAGMENT_LENGTH * small_size(s.center).0;
+    let in_pieces = |found: &[Found]| found.len() < THROWN_STICKS || found.iter().any(is_piece);
     if look_off_mat && colour_bar > PIECES_COLOUR_BAR && in_pieces(&small_found) {
         let low = bridged(foreground_with_bar(&lab, reference, PIECES_COLOUR_BAR)?)?;
-        let again = find_sticks(&low, &small_size, split)?;
+        let (pieces, whole): (Vec<Found>, Vec<Found>) =
+            small_found.iter().partition(|s| is_piece(s));
+        let (refind, mut again) =
+            blobs_to_refind(&low, &whole, &pieces, small_found.len() < THROWN_STICKS)?;
+        again.extend(find_sticks(&refind, &small_size, split)?);
         if again.len() == THROWN_STICKS && !in_pieces(&again) {
             small_found = again;
             mask = low;

@@ -677,6 +677,67 @@ fn lone_stick(rr: &opencv::core::RotatedRect, origin: [f64; 2], area: f64, ratio
     }
 }
 
+/// What of a throw found in pieces (or short of sticks) is looked at again
+/// at a lower bar: `low` is the foreground there, `whole` the sticks the
+/// first look found whole and `pieces` the rest. A blob of `low` is fitted
+/// again when it holds a piece's centre, or no whole stick's centre (a stick
+/// the first look missed), or, where sticks are `missing`, one whole stick
+/// (two sticks the first look took for one); never one that holds two or
+/// more whole sticks, the costliest to fit, where the first look's split
+/// stands. Every whole stick outside the blobs fitted again stays as the
+/// first look placed it. Returns `low` with only those blobs left, and the
+/// whole sticks kept: the second look costs the few small blobs of a stick
+/// in pieces, not the whole throw again.
+pub fn blobs_to_refind(
+    low: &Mat,
+    whole: &[Found],
+    pieces: &[Found],
+    missing: bool,
+) -> opencv::Result<(Mat, Vec<Found>)> {
+    let mut labels = Mat::default();
+    let n = imgproc::connected_components_def(low, &mut labels)? as usize;
+    let (w, h) = (labels.cols(), labels.rows());
+    let label_at = |s: &Found| -> opencv::Result<usize> {
+        let x = (s.center[0].round() as i32).clamp(0, w - 1);
+        let y = (s.center[1].round() as i32).clamp(0, h - 1);
+        Ok(*labels.at_2d::<i32>(y, x)? as usize)
+    };
+    let mut wholes = vec![0usize; n];
+    let mut holds_piece = vec![false; n];
+    let whole_labels = whole
+        .iter()
+        .map(label_at)
+        .collect::<opencv::Result<Vec<_>>>()?;
+    for &k in &whole_labels {
+        wholes[k] += 1;
+    }
+    for s in pieces {
+        holds_piece[label_at(s)?] = true;
+    }
+    // The background (label 0) is never fitted; a whole stick whose centre
+    // falls on it keeps its place.
+    let refind: Vec<bool> = (0..n)
+        .map(|k| k > 0 && wholes[k] <= 1 && (holds_piece[k] || wholes[k] == 0 || missing))
+        .collect();
+    let kept = whole
+        .iter()
+        .zip(&whole_labels)
+        .filter(|(_, &k)| !refind[k])
+        .map(|(s, _)| *s)
+        .collect();
+    let mut only = Mat::zeros(h, w, opencv::core::CV_8U)?.to_mat()?;
+    {
+        let lab = labels.data_typed::<i32>()?;
+        let out = only.data_bytes_mut()?;
+        for (o, &k) in out.iter_mut().zip(lab) {
+            if refind[k as usize] {
+                *o = 255;
+            }
+        }
+    }
+    Ok((only, kept))
+}
+
 /// How many sticks a throw has.
 pub const THROWN_STICKS: usize = 4;
 
@@ -1708,6 +1769,45 @@ mod tests {
             shared: true,
             blob_ratio: 2.0,
         }
+    }
+
+    #[test]
+    fn a_second_look_fits_again_only_the_blobs_a_piece_or_a_missing_stick_may_lie_in() {
+        // Four blobs of the lower bar's foreground: A holds two whole sticks
+        // and a piece, B one whole stick and a piece, C a piece alone, D
+        // nothing found, E one whole stick.
+        let mut low = Mat::zeros(100, 400, opencv::core::CV_8U)
+            .unwrap()
+            .to_mat()
+            .unwrap();
+        for x0 in [0, 80, 160, 240, 320] {
+            let r = opencv::core::Rect::new(x0 + 5, 10, 60, 80);
+            imgproc::rectangle(&mut low, r, Scalar::all(255.0), -1, imgproc::LINE_8, 0).unwrap();
+        }
+        let at = |x: f64, y: f64| stick([x, y], 90.0);
+        let whole = [
+            at(25.0, 50.0),
+            at(45.0, 50.0),
+            at(115.0, 50.0),
+            at(355.0, 50.0),
+        ];
+        let pieces = [at(35.0, 20.0), at(100.0, 80.0), at(195.0, 50.0)];
+        let blobs = |only: &Mat| -> Vec<bool> {
+            [35, 115, 195, 275, 355]
+                .iter()
+                .map(|&x| *only.at_2d::<u8>(50, x).unwrap() > 0)
+                .collect()
+        };
+        let (only, kept) = blobs_to_refind(&low, &whole, &pieces, false).unwrap();
+        // A stays as found (two whole sticks: the costliest blob to fit
+        // again); B, C and D are fitted again; E's stick stays.
+        assert_eq!(blobs(&only), [false, true, true, true, false]);
+        let kept_x: Vec<f64> = kept.iter().map(|s| s.center[0]).collect();
+        assert_eq!(kept_x, [25.0, 45.0, 355.0]);
+        // Sticks missing: a blob of one whole stick may hold two.
+        let (only, kept) = blobs_to_refind(&low, &whole, &pieces, true).unwrap();
+        assert_eq!(blobs(&only), [false, true, true, true, true]);
+        assert_eq!(kept.len(), 2);
     }
 
     #[test]
