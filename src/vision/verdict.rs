@@ -478,7 +478,9 @@ enum PairLie {
 /// the reader saw them, the forest and net leaning with it); where they lean
 /// the other way, 2 more such errors (look 146, throw 19). Not in a pile of
 /// three or more: there it read a stick the finder misfitted 14 px off flat
-/// at 0.9999 round (a silent 개 for 걸 on look 1004152; ADR 0053). A lone
+/// at 0.9999 round (a silent 개 for 걸 on look 1004152; ADR 0053). Since
+/// round 33 neither the forest nor the net may give the other face a third
+/// ([`PAIR_OTHER_FACE_DOUBT`], ADR 0075). A lone
 /// stick takes its own "neither" likewise where the stick reader is surer
 /// still ([`LONE_READER_SURE`], ADR 0055).
 fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
@@ -486,7 +488,10 @@ fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
         // All but certain, the stick reader alone says how much of "neither"
         // there is on one of a pair (see the doc above).
         (Some(own), Some(_))
-            if ((s.shared && s.blob_ratio < TWO_STICK_BLOB && reader_certain(p))
+            if ((s.shared
+                && s.blob_ratio < TWO_STICK_BLOB
+                && reader_certain(p)
+                && others_doubt_little(p))
                 || (!s.shared && lone_reader_certain(p)))
                 && others_lean_with_reader(p) =>
         {
@@ -507,6 +512,29 @@ fn neither_of(p: &FaceProbs, s: &Found) -> f64 {
 fn readers_split(p: &FaceProbs) -> bool {
     p.stick
         .is_some_and(|own| own[0].max(own[1]) < READER_SURE && !others_lean_with_reader(p))
+}
+
+/// The share of the other face (the one the stick reader does not read) from
+/// the forest or the net at which one of a pair no longer takes the stick
+/// reader's own "neither" ([`neither_of`]). Their sum can lean the stick
+/// reader's way while one of them gives the other face a third: on fresh look
+/// 1005894, throw 20, the finder laid a pair side by side over a flat face
+/// crossing a round one and its shadow, one fit 9.5 px off; the stick reader
+/// read it flat at 0.994 with "neither" 0.005, the net leaned flat, and the
+/// forest gave each face 0.37 (and "neither" 0.25): a silent 걸 for 개. On
+/// the five fresh sets of round 33 (7,700 throws) the sticks of pairs that
+/// took their own "neither" otherwise had the other face at most 0.25 from
+/// the forest (ADR 0075).
+const PAIR_OTHER_FACE_DOUBT: f64 = 0.3;
+
+/// Whether the forest and the net each give the face the stick reader does
+/// not read under [`PAIR_OTHER_FACE_DOUBT`] (true where either is missing).
+fn others_doubt_little(p: &FaceProbs) -> bool {
+    let (Some(own), Some([forest, net])) = (p.stick, p.readers) else {
+        return true;
+    };
+    let other = if own[0] > own[1] { 1 } else { 0 };
+    forest[other] < PAIR_OTHER_FACE_DOUBT && net[other] < PAIR_OTHER_FACE_DOUBT
 }
 
 /// Whether the forest and the net, their shares summed, lean to the face the
@@ -1494,6 +1522,26 @@ mod tests {
             [0.9975, 0.0017, 0.0008],
         );
         assert!(neither_of(&split, &stick([100.0, 100.0], 30.0, true, 2.158)) >= NEITHER_MAX);
+        // Look 1005894, throw 20: a pair laid side by side over a flat face
+        // crossing a round one, one fit 9.5 px off, read flat at 0.994; the
+        // net leaned flat, the forest gave each face 0.37, and their sum
+        // leaned flat. The forest's third for the round face keeps their
+        // "neither" (it was a silent 걸 for 개, ADR 0075).
+        let forest_split = three_read(
+            [0.3733, 0.3733, 0.2533],
+            [0.4585, 0.0195, 0.522],
+            [0.9936, 0.0016, 0.0048],
+        );
+        let in_pair = stick([100.0, 100.0], 30.0, true, 1.948);
+        assert!(neither_of(&forest_split, &in_pair) >= NEITHER_MAX);
+        // The forest giving the round face under a third, the stick
+        // reader's own stands.
+        let forest_leans = three_read(
+            [0.5, 0.2467, 0.2533],
+            [0.4585, 0.0195, 0.522],
+            [0.9936, 0.0016, 0.0048],
+        );
+        assert!(neither_of(&forest_leans, &in_pair) < NEITHER_MAX);
     }
 
     #[test]
