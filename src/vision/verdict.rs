@@ -522,9 +522,9 @@ fn readers_split(p: &FaceProbs) -> bool {
 /// crossing a round one and its shadow, one fit 9.5 px off; the stick reader
 /// read it flat at 0.994 with "neither" 0.005, the net leaned flat, and the
 /// forest gave each face 0.37 (and "neither" 0.25): a silent 걸 for 개. On
-/// the five fresh sets of round 33 (7,700 throws) the sticks of pairs that
-/// took their own "neither" otherwise had the other face at most 0.25 from
-/// the forest (ADR 0075).
+/// the five fresh sets of round 33 (7,700 throws), the sticks of called
+/// throws whose face hung on their own "neither" had the other face at most
+/// 0.25 from the forest and 0.15 from the net (ADR 0075).
 const PAIR_OTHER_FACE_DOUBT: f64 = 0.3;
 
 /// Whether the forest and the net each give the face the stick reader does
