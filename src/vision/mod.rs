@@ -193,7 +193,7 @@ pub fn measure_placed(
             if small_found.len() >= THROWN_STICKS {
                 break;
             }
-            let mask = bridge(&look(&lab, reference)?, size_at(centre).1 * sc)?;
+            let mask = bridged(look(&lab, reference)?)?;
             let missing = THROWN_STICKS - small_found.len();
             let more = find_off_mat(&mask, &small_size, &small_found, &off_mat, missing)?;
             small_found.extend(more);
