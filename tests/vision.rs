@@ -825,3 +825,51 @@ fn sticks_in_pieces_at_the_station_bar_are_found_whole_at_the_lowest() {
         assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
     }
 }
+
+/// Training look 100332: a speck on the floor 2.1 m beyond the mat is found
+/// as a piece a sixth of a stick long. Beside three whole sticks (the fourth
+/// hidden in a pile) it made a leaning 모 a silent 낙 (throw 4). A piece that
+/// far out is no stick thrown off the mat: the referee counts the sticks
+/// (`verdict::FAR_PIECE_LENGTHS`, ADR 0077).
+#[test]
+fn a_piece_far_out_on_the_floor_is_no_stick_off_the_mat() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(100_332, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    // Throw 4 of `train --seed 11 --hard-cases`.
+    let case = HardCase::HARD[4 % HardCase::HARD.len()];
+    let (scene, truth) = sim::throw_scene(&look, 11 ^ (4 * 104_729 + 7), Some(case));
+    assert!(truth.ambiguous);
+    assert_ne!(truth.result, ThrowResult::Nak);
+    let v = judge_scene(&d, &look, &scene);
+    assert!(
+        v.sticks
+            .iter()
+            .any(|s| s.placement == vision::Placement::OffMat),
+        "{v:?}"
+    );
+    assert_eq!(v.result, None, "{v:?}");
+    assert!(v.reasons.contains(&vision::Reason::StickCount), "{v:?}");
+}
+
+/// Four sticks are thrown: where one blob alone accounts for a stick too many
+/// or too few, it is fitted again with the sticks the count leaves it
+/// (`sticks::count_look`, ADR 0076). On look 1005962 two sticks lying almost
+/// on each other made a blob too long for one stick but were fitted with one
+/// (three found); on look 1005967 a pair whose blob swelled was split into
+/// three (five found). Each went to the referee as `stick_count`.
+#[test]
+fn a_blob_the_count_says_holds_two_is_fitted_with_two() {
+    use yutstation::station::sim_camera::simulated_station;
+    for (l, throws) in [(1_005_962u64, &[29u64, 35][..]), (1_005_967, &[40][..])] {
+        let look = Look::random(l, 1280, 720);
+        let (d, _) = simulated_station(&look, model()).unwrap();
+        for &k in throws {
+            let (scene, truth) = sim::numbered_throw(&look, k);
+            assert!(!truth.ambiguous);
+            let v = judge_scene(&d, &look, &scene);
+            assert_eq!(v.sticks.len(), 4, "look {l} throw {k}: {v:?}");
+            assert_eq!(v.result, Some(truth.result), "look {l} throw {k}: {v:?}");
+        }
+    }
+}

@@ -33,9 +33,9 @@ use opencv::core::Mat;
 use opencv::prelude::*;
 use profile::Taught;
 use sticks::{
-    blobs_to_refind, bridge, dark_foreground, faint_foreground, find_off_mat, find_sticks,
-    foreground, foreground_with_bar, others_than, to_lab, work_scale, Found, Reference, Split,
-    OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
+    blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
+    find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale, Found,
+    Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
 };
 
 /// The mark score of a stick: how much dark ink its flat face shows.
@@ -197,6 +197,13 @@ pub fn measure_placed(
             let missing = THROWN_STICKS - small_found.len();
             let more = find_off_mat(&mask, &small_size, &small_found, &off_mat, missing)?;
             small_found.extend(more);
+        }
+    }
+    // Still more or fewer than four: one blob fitted again with the sticks
+    // the count leaves it (ADR 0076).
+    if look_off_mat {
+        if let Some(again) = count_look(&mask, &small_found, &small_size, split, &is_piece)? {
+            small_found = again;
         }
     }
     let mut found: Vec<Found> = small_found

@@ -489,6 +489,19 @@ const LONE_SWELL: f64 = 1.2;
 /// width) in pixels at a point; `split` says how a blob bigger than one
 /// stick is taken.
 pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<Vec<Found>> {
+    find_sticks_counted(mask, size_at, split, None)
+}
+
+/// [`find_sticks`], with every blob fitted with exactly `count` sticks where
+/// it is given (the count look, [`count_look`]): no blob is then taken for
+/// one stick alone, and none is given a stick more where much of it is left
+/// unexplained.
+fn find_sticks_counted(
+    mask: &Mat,
+    size_at: SizeAt,
+    split: Split,
+    count: Option<usize>,
+) -> opencv::Result<Vec<Found>> {
     // The area and width bars of one stick's blob at this station (see
     // `LONE_SWELL`); none where every blob is one stick.
     let single_bars = match split {
@@ -620,7 +633,7 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<
         let single = single_bars.is_none_or(|(area_bar, width_bar)| {
             ratio < area_bar && rl < SINGLE_LENGTH * l && rw < width_bar * wd
         });
-        if single {
+        if single && count.is_none() {
             out.push(lone_stick(&rr, [x0 as f64, y0 as f64], area, ratio));
             continue;
         }
@@ -630,12 +643,12 @@ pub fn find_sticks(mask: &Mat, size_at: SizeAt, split: Split) -> opencv::Result<
         // throw of five sticks. A third stick is still laid where much of
         // the blob is left unexplained ([`fit_rects`]).
         let by_area = (ratio / 0.95).round() as usize;
-        let k = if ratio < TWO_STICKS_UP_TO {
+        let k = count.unwrap_or(if ratio < TWO_STICKS_UP_TO {
             by_area.clamp(1, 2)
         } else {
             by_area.clamp(3, 5)
-        };
-        let fits = fit_rects(&blob, k, l, wd)?;
+        });
+        let fits = fit_rects(&blob, k, l, wd, count.is_none())?;
         for (cc, dir, width) in fits {
             out.push(Found {
                 center: [cc[0] + x0 as f64, cc[1] + y0 as f64],
@@ -741,6 +754,99 @@ pub fn blobs_to_refind(
 /// How many sticks a throw has.
 pub const THROWN_STICKS: usize = 4;
 
+/// The count look (ADR 0076): four sticks are thrown, so where the finder
+/// found more or fewer and one blob alone can account for the difference,
+/// that blob is fitted again with exactly the sticks the count leaves it.
+/// Found too many: the one blob split into three or more sticks, when it
+/// keeps two. A pile fitted again with three was misfitted: on fresh look
+/// 1006005 a blob of 3.4 stick areas split into four, fitted again with
+/// three, laid one where a round face lay and read it flat (a silent 걸 for
+/// 개). Found one too few: the one blob the finder took for no single stick
+/// (too long, wide or large: `shared`) yet fitted with one, fitted with two.
+/// Nothing is done where a lone piece shows (`is_piece`: it may be the
+/// stick the count lacks, or the one too many), where several blobs could
+/// hold the difference, or where the blob does not take the sticks. Returns
+/// the throw's sticks with that blob's fitted again, or `None`.
+pub fn count_look(
+    mask: &Mat,
+    found: &[Found],
+    size_at: SizeAt,
+    split: Split,
+    is_piece: &dyn Fn(&Found) -> bool,
+) -> opencv::Result<Option<Vec<Found>>> {
+    if found.len() == THROWN_STICKS || found.iter().any(is_piece) {
+        return Ok(None);
+    }
+    // The blobs split into sticks: one member each, the first found.
+    let mut blobs: Vec<usize> = Vec::new();
+    for (i, s) in found.iter().enumerate() {
+        if s.shared && !blobs.iter().any(|&b| found[b].same_blob(s)) {
+            blobs.push(i);
+        }
+    }
+    let [b] = blobs[..] else {
+        return Ok(None);
+    };
+    let in_blob = |s: &Found| found[b].same_blob(s);
+    let held = found.iter().filter(|s| in_blob(s)).count();
+    let want = if found.len() > THROWN_STICKS {
+        held.checked_sub(found.len() - THROWN_STICKS)
+            .filter(|&k| k == 2)
+    } else {
+        (held == 1 && found.len() + 1 == THROWN_STICKS).then_some(2)
+    };
+    let Some(want) = want else {
+        return Ok(None);
+    };
+    let members: Vec<[f64; 2]> = found
+        .iter()
+        .filter(|s| in_blob(s))
+        .map(|s| s.center)
+        .collect();
+    let Some(only) = only_blob_under(mask, &members)? else {
+        return Ok(None);
+    };
+    let refit = find_sticks_counted(&only, size_at, split, Some(want))?;
+    if refit.len() != want {
+        return Ok(None);
+    }
+    let mut again: Vec<Found> = found.iter().filter(|s| !in_blob(s)).copied().collect();
+    again.extend(refit);
+    Ok(Some(again))
+}
+
+/// `mask` with only the blob most of `points` fall on, or `None` where none
+/// falls on a blob.
+fn only_blob_under(mask: &Mat, points: &[[f64; 2]]) -> opencv::Result<Option<Mat>> {
+    let mut labels = Mat::default();
+    let n = imgproc::connected_components_def(mask, &mut labels)? as usize;
+    let (w, h) = (labels.cols(), labels.rows());
+    let mut votes = vec![0usize; n];
+    for p in points {
+        let x = (p[0].round() as i32).clamp(0, w - 1);
+        let y = (p[1].round() as i32).clamp(0, h - 1);
+        votes[*labels.at_2d::<i32>(y, x)? as usize] += 1;
+    }
+    // The background (label 0) holds no blob.
+    let Some((k, _)) = votes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, &v)| v > 0)
+        .max_by_key(|(_, &v)| v)
+    else {
+        return Ok(None);
+    };
+    let mut only = Mat::default();
+    opencv::core::compare(
+        &labels,
+        &Scalar::all(k as f64),
+        &mut only,
+        opencv::core::CMP_EQ,
+    )?;
+    Ok(Some(only))
+}
+
 /// The faint second look's rise in lightness: over the empty picture's by
 /// this share and these units (the first look's is 6 % and 6). A light
 /// stick off the mat on a floor of about its lightness and colour (look
@@ -834,8 +940,9 @@ pub fn find_off_mat(
 type Placed = ([f64; 2], [f64; 2], f64);
 
 /// Greedy rotated-template fit of up to `k` sticks (plus one more if much is left
-/// unexplained) to one blob. Returns centres, directions and widths (crop pixels).
-fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed>> {
+/// unexplained and `grow`) to one blob. Returns centres, directions and widths
+/// (crop pixels).
+fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64, grow: bool) -> opencv::Result<Vec<Placed>> {
     let (bw, bh) = (blob.cols(), blob.rows());
     let mut weight = Mat::default();
     blob.convert_to(&mut weight, CV_32F, 1.0 / 255.0, 0.0)?;
@@ -960,7 +1067,7 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64) -> opencv::Result<Vec<Placed
         weight = dimmed;
         explained += got;
         out.push((c, d, w));
-        if out.len() == target && total - explained > 0.5 * l * wd && target < 5 {
+        if grow && out.len() == target && total - explained > 0.5 * l * wd && target < 5 {
             target += 1;
         }
     }
@@ -1808,6 +1915,87 @@ mod tests {
         let (only, kept) = blobs_to_refind(&low, &whole, &pieces, true).unwrap();
         assert_eq!(blobs(&only), [false, true, true, true, true]);
         assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn the_count_look_fits_the_one_blob_again_with_the_sticks_four_leave_it() {
+        // Two lone sticks and two crossing in an X: four sticks thrown.
+        let lone = |x: f64| Found {
+            shared: false,
+            blob_ratio: 1.0,
+            ..stick([x, 150.0], 90.0)
+        };
+        let x_pair = [stick([100.0, 100.0], 30.0), stick([100.0, 100.0], 150.0)];
+        let lones = [lone(250.0), lone(330.0)];
+        let all: Vec<Found> = x_pair.iter().chain(&lones).copied().collect();
+        let mask = mask_of(&all, 400, 260);
+        let size = |_: [f64; 2]| (60.0, 12.0);
+        let no_piece = |s: &Found| !s.shared && s.length < 30.0;
+        let split_as = |centres: &[[f64; 2]]| -> Vec<Found> {
+            let ratio = 1.7;
+            let mut f: Vec<Found> = centres
+                .iter()
+                .map(|&c| Found {
+                    blob_ratio: ratio,
+                    ..stick(c, 90.0)
+                })
+                .collect();
+            f.extend(lones);
+            f
+        };
+        let near_the_pair = |got: &[Found]| {
+            let shared: Vec<&Found> = got.iter().filter(|s| s.shared).collect();
+            assert_eq!(shared.len(), 2, "{got:?}");
+            for want in &x_pair {
+                assert!(
+                    shared.iter().any(|s| s.axis_cos(want) > 0.98
+                        && (s.center[0] - 100.0).hypot(s.center[1] - 100.0) < 6.0),
+                    "{got:?}"
+                );
+            }
+        };
+        // The X split into three: fitted again with two.
+        let five = split_as(&[[90.0, 90.0], [110.0, 110.0], [100.0, 120.0]]);
+        let got = count_look(&mask, &five, &size, Split::USUAL, &no_piece)
+            .unwrap()
+            .expect("fitted again");
+        assert_eq!(got.len(), THROWN_STICKS);
+        near_the_pair(&got);
+        // The X fitted with one: fitted again with two.
+        let three = split_as(&[[100.0, 100.0]]);
+        let got = count_look(&mask, &three, &size, Split::USUAL, &no_piece)
+            .unwrap()
+            .expect("fitted again");
+        near_the_pair(&got);
+        // Four found: nothing to do. A piece beside the five: nothing either
+        // (it may be the fifth). A second blob that could hold the extra
+        // stick: nothing. Two short: no blob is fitted with three more.
+        let none = |found: &[Found]| {
+            count_look(&mask, found, &size, Split::USUAL, &no_piece)
+                .unwrap()
+                .is_none()
+        };
+        assert!(none(&all));
+        let mut with_piece = five.clone();
+        with_piece.push(Found {
+            length: 20.0,
+            ..lone(380.0)
+        });
+        assert!(none(&with_piece));
+        let mut two_blobs = five.clone();
+        two_blobs[4] = Found {
+            shared: true,
+            blob_ratio: 2.1,
+            ..lones[1]
+        };
+        assert!(none(&two_blobs));
+        assert!(none(&three[..2]));
+        // A blob split into four beside one lone stick would keep three: a
+        // pile is not fitted again.
+        let mut pile = split_as(&[[90.0, 90.0], [110.0, 110.0], [100.0, 120.0], [95.0, 100.0]]);
+        pile.pop();
+        assert_eq!(pile.len(), 5);
+        assert!(none(&pile));
     }
 
     #[test]

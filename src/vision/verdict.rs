@@ -860,10 +860,14 @@ pub fn judge_with(
         } else {
             (Placement::OnMat, 1.0)
         };
-        if placement == Placement::OffMat {
+        // A piece far out on the floor is no stick thrown off the mat.
+        let far_piece = piece[i] && inside < -FAR_PIECE_LENGTHS * taught.length_cm;
+        if far_piece {
+            reasons.push(Reason::StickCount);
+        } else if placement == Placement::OffMat {
             any_off = true;
         }
-        if inside < 0.0 {
+        if inside < 0.0 && !far_piece {
             off_guess = true;
         }
         if placement == Placement::OnLine {
@@ -1111,6 +1115,16 @@ pub fn judge_with(
         sticks: readings,
     }
 }
+
+/// A lone piece (under [`FRAGMENT_LENGTH`] of a stick) found farther beyond
+/// the mat's edge than this many taught stick lengths is taken for something
+/// on the floor, not a stick thrown off the mat: the throw goes to the
+/// referee for its stick count instead of being called 낙. On training look
+/// 100332 a speck 2.1 m beyond the mat, found as a piece a sixth of a stick
+/// long beside three whole sticks (the fourth hidden in a pile), made a
+/// leaning 모 a silent 낙; the pieces of sticks that did fall off the mat lay
+/// 4–22 cm beyond its edge on the stored sets (ADR 0077).
+const FAR_PIECE_LENGTHS: f64 = 2.0;
 
 /// A blob off the mat under this many single-stick areas is one stick,
 /// however the finder split it: on the stored looks of seeds 5–8 the blobs
