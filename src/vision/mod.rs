@@ -108,8 +108,9 @@ pub fn nominal_px(cal: &Calibration, length_cm: f64, width_cm: f64, at: [f64; 2]
 }
 
 /// Find sticks and measure them, as teaching does: every stick lies on the
-/// mat, so there is no second look off it ([`sticks::find_off_mat`]).
-/// `size_cm` is the taught (length, width).
+/// mat, so there is no second look off it ([`sticks::find_off_mat`]), and
+/// apart from the others, so each blob is one stick (`Split::Never`, as
+/// teaching's first pass; ADR 0078). `size_cm` is the taught (length, width).
 pub fn measure(
     cal: &Calibration,
     reference: &Reference,
@@ -123,7 +124,7 @@ pub fn measure(
         empty,
         frame,
         size_cm,
-        Split::USUAL,
+        Split::Never,
         &|_, _| {},
         false,
     )
