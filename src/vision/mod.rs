@@ -729,7 +729,16 @@ pub fn teach_measure(
     let (length_cm, width_cm) = (lengths[lengths.len() / 2], widths[widths.len() / 2]);
     // Second pass: features at the learned size.
     let feats = |name: &'static str, img: &Mat| -> Result<Vec<Measured>, TeachError> {
-        let m = measure(cal, &reference, empty, img, (length_cm, width_cm))?;
+        let mut m = measure(cal, &reference, empty, img, (length_cm, width_cm))?;
+        // A speck far from the four sticks is no fifth stick (ADR 0078).
+        if let Some(stray) = verdict::stray_pieces(&m) {
+            m = m
+                .into_iter()
+                .zip(stray)
+                .filter(|(_, s)| !s)
+                .map(|(m, _)| m)
+                .collect();
+        }
         if m.len() != 4 {
             return Err(TeachError::StickCount(name, m.len()));
         }

@@ -778,6 +778,21 @@ fn stray_piece(found: &[Found], lengths: &[f64], i: usize) -> bool {
         })
 }
 
+/// Which of more than four things found are stray pieces ([`stray_piece`]),
+/// where setting them aside leaves exactly four sticks; else `None`. Judging
+/// sets them aside (ADR 0065), and so does teaching (ADR 0078).
+pub(crate) fn stray_pieces(sticks: &[Measured]) -> Option<Vec<bool>> {
+    if sticks.len() <= THROWN_STICKS {
+        return None;
+    }
+    let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
+    let lengths: Vec<f64> = sticks.iter().map(|s| s.nominal.0).collect();
+    let stray: Vec<bool> = (0..sticks.len())
+        .map(|i| stray_piece(&found, &lengths, i))
+        .collect();
+    (sticks.len() - stray.iter().filter(|s| **s).count() == THROWN_STICKS).then_some(stray)
+}
+
 /// The most of a stick's area a stray piece covers ([`stray_piece`]).
 const STRAY_AREA: f64 = 0.3;
 /// The most of a stick's length a stray piece measures.
@@ -792,22 +807,15 @@ pub fn judge_with(
     th: &Thresholds,
 ) -> Verdict {
     // A small piece far from every stick, beside four sticks, is no stick.
-    if sticks.len() > THROWN_STICKS {
-        let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
-        let lengths: Vec<f64> = sticks.iter().map(|s| s.nominal.0).collect();
-        let stray: Vec<bool> = (0..sticks.len())
-            .map(|i| stray_piece(&found, &lengths, i))
-            .collect();
-        if sticks.len() - stray.iter().filter(|s| **s).count() == THROWN_STICKS {
-            let (kept, kept_probs): (Vec<Measured>, Vec<FaceProbs>) = sticks
-                .iter()
-                .zip(probs)
-                .zip(&stray)
-                .filter(|(_, s)| !**s)
-                .map(|((m, p), _)| (m.clone(), *p))
-                .unzip();
-            return judge_with(cal, taught, &kept, &kept_probs, th);
-        }
+    if let Some(stray) = stray_pieces(sticks) {
+        let (kept, kept_probs): (Vec<Measured>, Vec<FaceProbs>) = sticks
+            .iter()
+            .zip(probs)
+            .zip(&stray)
+            .filter(|(_, s)| !**s)
+            .map(|((m, p), _)| (m.clone(), *p))
+            .unzip();
+        return judge_with(cal, taught, &kept, &kept_probs, th);
     }
     let mut reasons = Vec::new();
     if sticks.len() != THROWN_STICKS {
