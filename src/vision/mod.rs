@@ -199,10 +199,8 @@ pub fn measure_placed(
             let more = find_off_mat(&mask, &small_size, &small_found, &off_mat, missing)?;
             small_found.extend(more);
         }
-    }
-    // Still more or fewer than four: one blob fitted again with the sticks
-    // the count leaves it (ADR 0076).
-    if look_off_mat {
+        // Still more or fewer than four: one blob fitted again with the
+        // sticks the count leaves it (ADR 0076).
         if let Some(again) = count_look(&mask, &small_found, &small_size, split, &is_piece)? {
             small_found = again;
         }

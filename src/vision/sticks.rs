@@ -710,11 +710,7 @@ pub fn blobs_to_refind(
     let mut labels = Mat::default();
     let n = imgproc::connected_components_def(low, &mut labels)? as usize;
     let (w, h) = (labels.cols(), labels.rows());
-    let label_at = |s: &Found| -> opencv::Result<usize> {
-        let x = (s.center[0].round() as i32).clamp(0, w - 1);
-        let y = (s.center[1].round() as i32).clamp(0, h - 1);
-        Ok(*labels.at_2d::<i32>(y, x)? as usize)
-    };
+    let label_at = |s: &Found| label_under(&labels, s);
     let mut wholes = vec![0usize; n];
     let mut holds_piece = vec![false; n];
     let whole_labels = whole
@@ -787,8 +783,9 @@ pub fn count_look(
     let [b] = blobs[..] else {
         return Ok(None);
     };
-    let in_blob = |s: &Found| found[b].same_blob(s);
-    let held = found.iter().filter(|s| in_blob(s)).count();
+    let (members, rest): (Vec<Found>, Vec<Found>) =
+        found.iter().partition(|s| found[b].same_blob(s));
+    let held = members.len();
     let want = if found.len() > THROWN_STICKS {
         held.checked_sub(found.len() - THROWN_STICKS)
             .filter(|&k| k == 2)
@@ -798,11 +795,6 @@ pub fn count_look(
     let Some(want) = want else {
         return Ok(None);
     };
-    let members: Vec<[f64; 2]> = found
-        .iter()
-        .filter(|s| in_blob(s))
-        .map(|s| s.center)
-        .collect();
     let Some(only) = only_blob_under(mask, &members)? else {
         return Ok(None);
     };
@@ -810,22 +802,27 @@ pub fn count_look(
     if refit.len() != want {
         return Ok(None);
     }
-    let mut again: Vec<Found> = found.iter().filter(|s| !in_blob(s)).copied().collect();
+    let mut again = rest;
     again.extend(refit);
     Ok(Some(again))
 }
 
-/// `mask` with only the blob most of `points` fall on, or `None` where none
-/// falls on a blob.
-fn only_blob_under(mask: &Mat, points: &[[f64; 2]]) -> opencv::Result<Option<Mat>> {
+/// The connected-component label under a found stick's centre (clamped to
+/// the picture; 0 is the background).
+fn label_under(labels: &Mat, s: &Found) -> opencv::Result<usize> {
+    let x = (s.center[0].round() as i32).clamp(0, labels.cols() - 1);
+    let y = (s.center[1].round() as i32).clamp(0, labels.rows() - 1);
+    Ok(*labels.at_2d::<i32>(y, x)? as usize)
+}
+
+/// `mask` with only the blob most of `sticks`' centres fall on, or `None`
+/// where none falls on a blob.
+fn only_blob_under(mask: &Mat, sticks: &[Found]) -> opencv::Result<Option<Mat>> {
     let mut labels = Mat::default();
     let n = imgproc::connected_components_def(mask, &mut labels)? as usize;
-    let (w, h) = (labels.cols(), labels.rows());
     let mut votes = vec![0usize; n];
-    for p in points {
-        let x = (p[0].round() as i32).clamp(0, w - 1);
-        let y = (p[1].round() as i32).clamp(0, h - 1);
-        votes[*labels.at_2d::<i32>(y, x)? as usize] += 1;
+    for s in sticks {
+        votes[label_under(&labels, s)?] += 1;
     }
     // The background (label 0) holds no blob.
     let Some((k, _)) = votes
