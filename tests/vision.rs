@@ -914,3 +914,20 @@ fn a_blob_the_count_says_holds_two_is_fitted_with_two() {
         }
     }
 }
+
+/// A flat face lying across the middle of a round one shows its whole face:
+/// its mark (or none) is read where it lies. On look 1005813 the sticks are
+/// short and wide (four widths long), and the one crossed at its middle kept
+/// clear only its ends; which lay on top went untold and throw 15, an
+/// unmarked flat face on a round one, went to the referee as `mark_unclear`
+/// (`features::crossing_misfit`, ADR 0079).
+#[test]
+fn a_flat_face_across_the_middle_of_a_short_round_stick_is_read_on_top() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_005_813, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    let (scene, truth) = sim::numbered_throw(&look, 15);
+    assert!(!truth.ambiguous && !truth.mark_covered);
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.result, Some(truth.result), "{v:?}");
+}

@@ -716,6 +716,14 @@ pub fn foreground_beyond(patch: &Patch, (centre, half): (f32, f32)) -> [bool; PL
 /// fewest clear columns, for [`crossing_misfit`] to measure.
 const CROSSING_MIN_PIXELS: usize = 12;
 const CROSSING_MIN_CLEAR: usize = 8;
+/// The columns [`crossing_misfit`] reads the crossing in, and takes its clear
+/// columns from where fewer than [`CROSSING_MIN_CLEAR`] of the middle ones
+/// (`MARK_COLS`) are clear: a short, wide stick crossed at its middle keeps
+/// only its ends clear. On fresh look 1005813, throw 15, a flat face lying
+/// across the middle of a round one (sticks four widths long) kept one clear
+/// middle column and 12 of these; which lay on top went untold, and the
+/// flat face's mark, in full view, went to the referee (ADR 0079).
+const CROSSING_COLS: std::ops::Range<usize> = PL / 20..PL * 19 / 20;
 
 /// How unlike itself a stick shows where another stick's outline crosses its
 /// band: the median colour distance there from the same rows of its clear
@@ -736,7 +744,10 @@ pub fn crossing_misfit(
     other: &Found,
 ) -> Option<f32> {
     let rows = inner_rows(band);
-    let cols: Vec<usize> = MARK_COLS.filter(|&i| clear[i]).collect();
+    let mut cols: Vec<usize> = MARK_COLS.filter(|&i| clear[i]).collect();
+    if cols.len() < CROSSING_MIN_CLEAR {
+        cols = CROSSING_COLS.filter(|&i| clear[i]).collect();
+    }
     if cols.len() < CROSSING_MIN_CLEAR {
         return None;
     }
@@ -749,7 +760,7 @@ pub fn crossing_misfit(
         let clear_colours: Vec<[f32; 3]> = cols.iter().map(|&i| colour_at(patch, i, j)).collect();
         let reference = median_colour(&clear_colours);
         bright += (reference[0] + reference[1] + reference[2]) / 3.0;
-        for i in PL / 20..PL * 19 / 20 {
+        for i in CROSSING_COLS {
             let q = patch_point(s, nominal, i, j);
             if half_wid > 0.0 && in_rect(q, other.center, other.dir, half_len, half_wid) {
                 dist.push(colour_distance(colour_at(patch, i, j), reference));
