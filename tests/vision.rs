@@ -931,3 +931,22 @@ fn a_flat_face_across_the_middle_of_a_short_round_stick_is_read_on_top() {
     let v = judge_scene(&d, &look, &scene);
     assert_eq!(v.result, Some(truth.result), "{v:?}");
 }
+
+/// Specks near one another, far from every stick, are set aside together. On
+/// look 1005812 two specks at the picture's right edge, 48 px apart, were
+/// found beside the four sticks in throws 13 and 25; each kept the other in
+/// the count and the throws went to the referee as `stick_count`
+/// (`verdict::stray_piece`, ADR 0080).
+#[test]
+fn specks_near_each_other_far_from_the_sticks_are_set_aside_together() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_005_812, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    for k in [13, 25] {
+        let (scene, truth) = sim::numbered_throw(&look, k);
+        assert!(!truth.ambiguous);
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
+        assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
+    }
+}
