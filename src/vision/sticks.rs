@@ -79,6 +79,13 @@ pub const WHOLE_FACE_SHARE: f64 = 0.95;
 /// clear throws went to the referee.
 pub const LOWEST_COLOUR_BAR: f64 = 6.0;
 
+/// The least drop in lightness (8-bit Lab) at which a pixel counts as darker
+/// than the empty picture (than a shadow, or in the dark look off the mat),
+/// whatever share of it that is: in the black corners of fresh look 1005812
+/// (lightness 1) a pixel at 0 was under 55 % of the empty picture, and
+/// specks were found there beside the four sticks (ADR 0081).
+pub const DARK_MIN_DROP: f64 = 6.0;
+
 /// The station's colour bar: [`COLOUR_BAR`], unless one face's teach
 /// picture (the round faces', or the flat faces') shows under
 /// [`DARK_FACE_SHARE`] of what the other face's picture shows at it; then
@@ -176,12 +183,21 @@ impl Reference {
             Ok(out)
         };
         // Brighter: a rise of 6 + 6 % of the mat's lightness. Darker than a
-        // shadow: under 55 % of it (shadows are left out on purpose).
+        // shadow: under 55 % of it (shadows are left out on purpose), and by
+        // at least `DARK_MIN_DROP`.
         let lightest = range(0, true)?;
         let mut rise = Mat::default();
         lightest.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
-        let mut floor = Mat::default();
-        range(0, false)?.convert_to(&mut floor, opencv::core::CV_16S, 0.55, 0.0)?;
+        let darkest = range(0, false)?;
+        let darker_by = |share: f64| -> opencv::Result<Mat> {
+            let (mut by_share, mut by_drop, mut out) =
+                (Mat::default(), Mat::default(), Mat::default());
+            darkest.convert_to(&mut by_share, opencv::core::CV_16S, share, 0.0)?;
+            darkest.convert_to(&mut by_drop, opencv::core::CV_16S, 1.0, -DARK_MIN_DROP)?;
+            opencv::core::min(&by_share, &by_drop, &mut out)?;
+            Ok(out)
+        };
+        let floor = darker_by(0.55)?;
         let mut faint_rise = Mat::default();
         lightest.convert_to(
             &mut faint_rise,
@@ -189,8 +205,7 @@ impl Reference {
             1.0 + FAINT_RISE.0,
             FAINT_RISE.1,
         )?;
-        let mut dim = Mat::default();
-        range(0, false)?.convert_to(&mut dim, opencv::core::CV_16S, DARK_LOOK, 0.0)?;
+        let dim = darker_by(DARK_LOOK)?;
         let (width, height) = (lab[0].cols(), lab[0].rows());
         Ok(Reference {
             ab_low: [range(1, false)?, range(2, false)?],
@@ -2071,6 +2086,35 @@ mod tests {
         // pixel round it that the smoothing before differencing spreads).
         let stick = shown(&mat_and_floor(151, true));
         assert!((700..=880).contains(&stick), "{stick}");
+    }
+
+    /// A near-black picture with a patch a few levels darker still, or a
+    /// stick on it.
+    fn black_with(patch: Scalar, stick: bool) -> Mat {
+        let mut m =
+            Mat::new_rows_cols_with_default(200, 300, opencv::core::CV_8UC3, Scalar::all(7.0))
+                .unwrap();
+        let at = opencv::core::Rect::new(100, 80, 60, 40);
+        imgproc::rectangle(&mut m, at, patch, -1, 8, 0).unwrap();
+        if stick {
+            let s = opencv::core::Rect::new(40, 20, 60, 12);
+            imgproc::rectangle(&mut m, s, Scalar::new(40.0, 60.0, 90.0, 0.0), -1, 8, 0).unwrap();
+        }
+        m
+    }
+
+    #[test]
+    fn near_black_a_few_levels_darker_is_no_stick_and_a_stick_shows() {
+        let reference = Reference::new(&black_with(Scalar::all(7.0), false)).unwrap();
+        let shown = |frame: &Mat| {
+            opencv::core::count_non_zero(&foreground(&to_lab(frame).unwrap(), &reference).unwrap())
+                .unwrap()
+        };
+        // Under 55 % of the empty picture's lightness, but by a level or
+        // three: noise in the dark, not a stick (ADR 0081).
+        assert_eq!(shown(&black_with(Scalar::all(2.0), false)), 0);
+        let stick = shown(&black_with(Scalar::all(7.0), true));
+        assert!((700..=900).contains(&stick), "{stick}");
     }
 
     /// A mat (left of x = 150) and a floor beside it, with sticks 60 × 12
