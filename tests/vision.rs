@@ -959,3 +959,22 @@ fn specks_near_each_other_far_from_the_sticks_are_set_aside_together() {
         assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
     }
 }
+
+/// Teaching does not lower the colour bar to where its own pictures show
+/// something apart from the sticks: that shows in every throw. On look
+/// 1006129 (pale sticks on a light brown mat) the bar went down to 6, and
+/// slivers beyond the blurred mat edge, found in every throw, sent throw 18
+/// and 32 more clear throws to the referee as `stick_count`
+/// (`sticks::station_colour_bar`, `Shown::apart`, ADR 0082).
+#[test]
+fn teaching_keeps_the_colour_bar_above_what_shows_apart_from_the_sticks() {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(1_006_129, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    assert_eq!(d.taught.colour_bar, 8.0);
+    let (scene, truth) = sim::numbered_throw(&look, 18);
+    assert!(!truth.ambiguous);
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.sticks.len(), 4, "{v:?}");
+    assert_eq!(v.result, Some(truth.result), "{v:?}");
+}

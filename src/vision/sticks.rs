@@ -86,27 +86,50 @@ pub const LOWEST_COLOUR_BAR: f64 = 6.0;
 /// specks were found there beside the four sticks (ADR 0081).
 pub const DARK_MIN_DROP: f64 = 6.0;
 
+/// What the teach pictures show at a colour bar ([`station_colour_bar`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shown {
+    /// The foreground area of the flat-face teach picture.
+    pub front: f64,
+    /// The same of the round-face teach picture.
+    pub back: f64,
+    /// Foreground in either picture farther than a stick's length from all
+    /// they show at the usual bar: not the sticks, but the empty picture's
+    /// noise the lowered bar lets through.
+    pub apart: f64,
+}
+
 /// The station's colour bar: [`COLOUR_BAR`], unless one face's teach
 /// picture (the round faces', or the flat faces') shows under
 /// [`DARK_FACE_SHARE`] of what the other face's picture shows at it; then
 /// lowered a step at a time until it shows [`WHOLE_FACE_SHARE`] of that,
-/// down to [`LOWEST_COLOUR_BAR`]. `shown(bar)` gives the foreground area of
-/// the (flat-face, round-face) teach pictures at a bar.
+/// down to [`LOWEST_COLOUR_BAR`], and never to a bar at which the teach
+/// pictures show something apart from their sticks (`Shown::apart`): what
+/// shows there shows in every throw. On fresh look 1006129 (pale sticks on
+/// a light brown mat) the bar went down to 6; slivers just beyond the mat's
+/// blurred edge, a colour change of 7–9 against the one empty picture,
+/// showed in both teach pictures and in every throw, and 33 of its 41 clear
+/// throws went to the referee as `stick_count` (ADR 0082). `shown(bar)`
+/// measures the teach pictures at a bar.
 pub fn station_colour_bar(
-    mut shown: impl FnMut(f64) -> opencv::Result<(f64, f64)>,
+    mut shown: impl FnMut(f64) -> opencv::Result<Shown>,
 ) -> opencv::Result<f64> {
-    let (front, back) = shown(COLOUR_BAR)?;
+    let usual = shown(COLOUR_BAR)?;
     // The face that shows less, and what the other shows at the usual bar.
-    let weak_is_flat = front < back;
-    let weak_of = |(front, back): (f64, f64)| if weak_is_flat { front } else { back };
-    let (strong, mut weak) = (front.max(back), weak_of((front, back)));
+    let weak_is_flat = usual.front < usual.back;
+    let weak_of = |s: &Shown| if weak_is_flat { s.front } else { s.back };
+    let (strong, mut weak) = (usual.front.max(usual.back), weak_of(&usual));
     let mut bar = COLOUR_BAR;
     if weak >= DARK_FACE_SHARE * strong {
         return Ok(bar);
     }
     while weak < WHOLE_FACE_SHARE * strong && bar > LOWEST_COLOUR_BAR {
+        let lower = shown(bar - 1.0)?;
+        if lower.apart > 0.0 {
+            break;
+        }
         bar -= 1.0;
-        weak = weak_of(shown(bar)?);
+        weak = weak_of(&lower);
     }
     Ok(bar)
 }
@@ -1846,34 +1869,47 @@ mod tests {
     fn the_colour_bar_is_lowered_only_until_the_faces_that_show_less_show() {
         // Foreground areas (flat-face, round-face picture) by bar, as look
         // 1004183's teach pictures measured (half-size pixels).
+        let shown = |(front, back): (f64, f64)| Shown {
+            front,
+            back,
+            apart: 0.0,
+        };
         let dark = |bar: f64| {
-            Ok(match bar as i32 {
+            Ok(shown(match bar as i32 {
                 9 => (1087.0, 646.0),
                 8 => (1125.0, 859.0),
                 7 => (1213.0, 1084.0),
                 _ => (1298.0, 1298.0),
-            })
+            }))
         };
         assert_eq!(station_colour_bar(dark).unwrap(), 7.0);
         // Round faces showing 0.75 of the flat ones keep the usual bar.
         assert_eq!(
-            station_colour_bar(|_| Ok((1000.0, 750.0))).unwrap(),
+            station_colour_bar(|_| Ok(shown((1000.0, 750.0)))).unwrap(),
             COLOUR_BAR
         );
         // Never enough: no lower than the lowest bar.
         assert_eq!(
-            station_colour_bar(|_| Ok((1000.0, 100.0))).unwrap(),
+            station_colour_bar(|_| Ok(shown((1000.0, 100.0)))).unwrap(),
             LOWEST_COLOUR_BAR
         );
+        // Nor to a bar at which something shows apart from the sticks.
+        let noisy = |bar: f64| {
+            Ok(Shown {
+                apart: if bar < 8.0 { 16.0 } else { 0.0 },
+                ..shown((1000.0, 100.0))
+            })
+        };
+        assert_eq!(station_colour_bar(noisy).unwrap(), 8.0);
         // Flat faces that barely differ from the mat lower it the same way
         // (the flat faces of look 303033 showed a third of the round ones).
         let pale = |bar: f64| {
-            Ok(match bar as i32 {
+            Ok(shown(match bar as i32 {
                 9 => (350.0, 1050.0),
                 8 => (700.0, 1080.0),
                 7 => (1020.0, 1100.0),
                 _ => (1200.0, 1200.0),
-            })
+            }))
         };
         assert_eq!(station_colour_bar(pale).unwrap(), 7.0);
     }
