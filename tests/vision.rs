@@ -206,6 +206,23 @@ fn judge_scene(d: &Detector, look: &Look, scene: &Scene) -> vision::Verdict {
         .unwrap()
 }
 
+/// Teach the station of held-out look `seed` and check that each of its
+/// numbered `throws` (all clear) is found as four sticks and called right.
+/// The station, for further checks.
+fn calls_four_sticks_right(seed: u64, throws: &[u64]) -> Detector {
+    use yutstation::station::sim_camera::simulated_station;
+    let look = Look::random(seed, 1280, 720);
+    let (d, _) = simulated_station(&look, model()).unwrap();
+    for &k in throws {
+        let (scene, truth) = sim::numbered_throw(&look, k);
+        assert!(!truth.ambiguous, "look {seed} throw {k}");
+        let v = judge_scene(&d, &look, &scene);
+        assert_eq!(v.sticks.len(), 4, "look {seed} throw {k}: {v:?}");
+        assert_eq!(v.result, Some(truth.result), "look {seed} throw {k}: {v:?}");
+    }
+    d
+}
+
 #[test]
 fn teaching_learns_the_stick_size_and_the_mark() {
     for look in looks() {
@@ -856,16 +873,7 @@ fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
 /// ADR 0074).
 #[test]
 fn sticks_in_pieces_at_the_station_bar_are_found_whole_at_the_lowest() {
-    use yutstation::station::sim_camera::simulated_station;
-    let look = Look::random(1_005_972, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
-    for k in [10u64, 11, 17, 21] {
-        let (scene, truth) = sim::numbered_throw(&look, k);
-        assert!(!truth.ambiguous);
-        let v = judge_scene(&d, &look, &scene);
-        assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
-        assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
-    }
+    calls_four_sticks_right(1_005_972, &[10, 11, 17, 21]);
 }
 
 /// A piece far out on the floor is no stick thrown off the mat: the referee
@@ -911,18 +919,8 @@ fn a_piece_far_out_on_the_floor_is_no_stick_off_the_mat() {
 /// three (five found). Each went to the referee as `stick_count`.
 #[test]
 fn a_blob_the_count_says_holds_two_is_fitted_with_two() {
-    use yutstation::station::sim_camera::simulated_station;
-    for (l, throws) in [(1_005_962u64, &[29u64, 35][..]), (1_005_967, &[40][..])] {
-        let look = Look::random(l, 1280, 720);
-        let (d, _) = simulated_station(&look, model()).unwrap();
-        for &k in throws {
-            let (scene, truth) = sim::numbered_throw(&look, k);
-            assert!(!truth.ambiguous);
-            let v = judge_scene(&d, &look, &scene);
-            assert_eq!(v.sticks.len(), 4, "look {l} throw {k}: {v:?}");
-            assert_eq!(v.result, Some(truth.result), "look {l} throw {k}: {v:?}");
-        }
-    }
+    calls_four_sticks_right(1_005_962, &[29, 35]);
+    calls_four_sticks_right(1_005_967, &[40]);
 }
 
 /// A flat face lying across the middle of a round one shows its whole face:
@@ -949,16 +947,7 @@ fn a_flat_face_across_the_middle_of_a_short_round_stick_is_read_on_top() {
 /// (`verdict::stray_piece`, ADR 0080).
 #[test]
 fn specks_near_each_other_far_from_the_sticks_are_set_aside_together() {
-    use yutstation::station::sim_camera::simulated_station;
-    let look = Look::random(1_005_812, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
-    for k in [13, 25] {
-        let (scene, truth) = sim::numbered_throw(&look, k);
-        assert!(!truth.ambiguous);
-        let v = judge_scene(&d, &look, &scene);
-        assert_eq!(v.sticks.len(), 4, "throw {k}: {v:?}");
-        assert_eq!(v.result, Some(truth.result), "throw {k}: {v:?}");
-    }
+    calls_four_sticks_right(1_005_812, &[13, 25]);
 }
 
 /// Teaching does not lower the colour bar to where its own pictures show
@@ -969,13 +958,6 @@ fn specks_near_each_other_far_from_the_sticks_are_set_aside_together() {
 /// (`sticks::station_colour_bar`, `Shown::apart`, ADR 0082).
 #[test]
 fn teaching_keeps_the_colour_bar_above_what_shows_apart_from_the_sticks() {
-    use yutstation::station::sim_camera::simulated_station;
-    let look = Look::random(1_006_129, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = calls_four_sticks_right(1_006_129, &[18]);
     assert_eq!(d.taught.colour_bar, 8.0);
-    let (scene, truth) = sim::numbered_throw(&look, 18);
-    assert!(!truth.ambiguous);
-    let v = judge_scene(&d, &look, &scene);
-    assert_eq!(v.sticks.len(), 4, "{v:?}");
-    assert_eq!(v.result, Some(truth.result), "{v:?}");
 }
