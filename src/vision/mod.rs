@@ -622,34 +622,46 @@ pub fn teach(
     // about as much).
     let (front_lab, back_lab) = (to_lab(front)?, to_lab(back)?);
     // Within a stick's length of what the pictures show at the usual bar:
-    // the sticks, and parts of them the lowered bar brings out.
-    let usual_ref = Reference::new(empty)?;
+    // the sticks, and parts of them the lowered bar brings out. Made only
+    // where the bar is lowered (most stations keep the usual one).
     let reach = usual.set.length_cm * cal.px_per_cm_at_centre() * work_scale(empty.cols());
-    let near = |lab: &Mat| -> opencv::Result<Mat> {
+    let near_of = |lab: &Mat| -> opencv::Result<Mat> {
         let k = ((2.0 * reach).round() as i32).max(3) | 1;
         let disc = opencv::imgproc::get_structuring_element_def(
             opencv::imgproc::MORPH_ELLIPSE,
             opencv::core::Size::new(k, k),
         )?;
         let mut out = Mat::default();
-        opencv::imgproc::dilate_def(&foreground(lab, &usual_ref)?, &mut out, &disc)?;
+        opencv::imgproc::dilate_def(&foreground(lab, &Reference::new(empty)?)?, &mut out, &disc)?;
         Ok(out)
     };
-    let (front_near, back_near) = (near(&front_lab)?, near(&back_lab)?);
+    // How much of `fg` lies outside `near`.
+    let outside = |fg: &Mat, near: &Mat| -> opencv::Result<f64> {
+        let mut far = Mat::default();
+        opencv::core::bitwise_not_def(near, &mut far)?;
+        let mut out = Mat::default();
+        opencv::core::bitwise_and_def(fg, &far, &mut out)?;
+        Ok(opencv::core::count_non_zero(&out)? as f64)
+    };
+    let mut near: Option<(Mat, Mat)> = None;
     let bar = sticks::station_colour_bar(|bar| {
         let at = Reference::new(empty)?.with_colour_bar(bar);
         let (front_fg, back_fg) = (foreground(&front_lab, &at)?, foreground(&back_lab, &at)?);
-        let apart = |fg: &Mat, near: &Mat| -> opencv::Result<f64> {
-            let mut far = Mat::default();
-            opencv::core::bitwise_not_def(near, &mut far)?;
-            let mut out = Mat::default();
-            opencv::core::bitwise_and_def(fg, &far, &mut out)?;
-            Ok(opencv::core::count_non_zero(&out)? as f64)
+        let apart = if bar < sticks::COLOUR_BAR {
+            if near.is_none() {
+                near = Some((near_of(&front_lab)?, near_of(&back_lab)?));
+            }
+            let Some((front_near, back_near)) = &near else {
+                unreachable!("made just above")
+            };
+            outside(&front_fg, front_near)? + outside(&back_fg, back_near)?
+        } else {
+            0.0
         };
         Ok(sticks::Shown {
             front: opencv::core::count_non_zero(&front_fg)? as f64,
             back: opencv::core::count_non_zero(&back_fg)? as f64,
-            apart: apart(&front_fg, &front_near)? + apart(&back_fg, &back_near)?,
+            apart,
         })
     })?;
     if bar >= sticks::COLOUR_BAR {
