@@ -961,3 +961,14 @@ fn teaching_keeps_the_colour_bar_above_what_shows_apart_from_the_sticks() {
     let d = calls_four_sticks_right(1_006_129, &[18]);
     assert_eq!(d.taught.colour_bar, 8.0);
 }
+
+/// In a pile of three or more, a stick the stick reader is all but certain
+/// of takes its own "neither" where one of the forest and the net sees a
+/// face too. On look 1005851, throw 48, three sticks touch in one blob (3.1
+/// sticks' area); of a round face among them the forest gave "neither" 0.68,
+/// the net 0.01, the stick reader 0.0002, and their average sent the clear
+/// 개 to the referee as leaning (`verdict::neither_of`, ADR 0083).
+#[test]
+fn a_stick_in_a_pile_the_readers_see_as_a_face_is_read() {
+    calls_four_sticks_right(1_005_851, &[48]);
+}
