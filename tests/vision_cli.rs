@@ -65,6 +65,8 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
         );
     }
     assert!(line(&stored, "true front").contains("read front"));
+    // How far off the calibration puts sticks near the mat's edge, by shape.
+    assert!(line(&stored, "sticks within").contains("mat's edge, placed in from it"));
 
     let model = dir.path().join("model.yml");
     let train = |net: &[&str]| {

@@ -733,13 +733,8 @@ impl Tally {
                 100.0 * a as f64 / b as f64
             }
         };
-        let mut ms = self.ms.clone();
-        ms.sort_by(f64::total_cmp);
-        let q = |f: f64| {
-            ms.get(((ms.len() as f64 - 1.0) * f).round() as usize)
-                .copied()
-                .unwrap_or(f64::NAN)
-        };
+        let ms = sorted(self.ms.clone());
+        let q = |f: f64| quantile(&ms, f);
         println!("{title}");
         println!(
             "  unambiguous throws called right: {:.2}% ({}/{}; {} referred, {} wrong)",
@@ -1005,6 +1000,25 @@ fn stick_detail(
 
 /// `eval --from-dump`: the same figures from stored looks, plus the per-stick
 /// reading against the truth (features recomputed, no rendering).
+/// How near the mat's edge (cm, by the truth) a stick's placement counts in
+/// `eval --from-dump`'s figure for the calibration at the edge.
+const NEAR_EDGE_CM: f64 = 25.0;
+
+/// The value at share `f` (0..1) of the sorted values `sorted` (NaN when
+/// there are none).
+fn quantile(sorted: &[f64], f: f64) -> f64 {
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * f).round() as usize)
+        .copied()
+        .unwrap_or(f64::NAN)
+}
+
+/// `v` sorted, for [`quantile`].
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
 fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let classifier = load_classifier(&a.model)?;
     let mut tally = Tally::default();
@@ -1016,6 +1030,10 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
     // How far the finder placed each stick from the truth: offset across (in
     // nominal widths) and angle (degrees), lone and shared.
     let mut placement: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    // How far inside the mat the station puts sticks lying near its edge,
+    // less the truth (cm): round mats, square mats. The calls on or off the
+    // mat hang on it.
+    let mut near_edge: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let mut doubts = DoubtTally::default();
     let files = lab::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
@@ -1026,7 +1044,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             let mut w = std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
             );
-            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement")?;
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement,width_px")?;
             Some(w)
         }
         None => None,
@@ -1093,7 +1111,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                     let (inside, corner) = s.inside_mat(&d.calibration.mat);
                     writeln!(
                         w,
-                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?}",
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?},{:.1}",
                         d.seed,
                         t.truth.case,
                         t.truth.ambiguous,
@@ -1129,6 +1147,7 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                         corner,
                         near.map_or(f64::NAN, |n| d.calibration.mat.inside_by(n.0.center_cm)),
                         near.map(|n| n.0.placement),
+                        s.nominal.1,
                     )?;
                 }
             }
@@ -1143,6 +1162,12 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
                             (-dx * s.found.dir[1] + dy * s.found.dir[0]).abs() / s.nominal.1;
                         let da = (r.angle_deg - ts.angle_deg).rem_euclid(180.0);
                         placement[usize::from(s.found.shared)].push((across, da.min(180.0 - da)));
+                        let mat = &d.calibration.mat;
+                        let truly_inside = mat.inside_by(ts.center_cm);
+                        if truly_inside.abs() < NEAR_EDGE_CM {
+                            let shape = usize::from(mat.shape == Shape::Square);
+                            near_edge[shape].push(s.inside_mat(mat).0 - truly_inside);
+                        }
                     }
                     if l != CLASS_NEITHER {
                         let pr = if l == CLASS_FRONT { p.front } else { p.back };
@@ -1226,21 +1251,26 @@ fn eval_dumps(a: &EvalArgs) -> Result<()> {
             row[0], row[1], row[2]
         );
     }
-    for (name, v) in ["lone", "shared"].iter().zip(&mut placement) {
-        let q = |v: &mut Vec<f64>, f: f64| {
-            v.sort_by(f64::total_cmp);
-            v.get(((v.len() as f64 - 1.0) * f).round() as usize)
-                .copied()
-                .unwrap_or(f64::NAN)
-        };
-        let mut across: Vec<f64> = v.iter().map(|p| p.0).collect();
-        let mut angle: Vec<f64> = v.iter().map(|p| p.1).collect();
+    for (name, v) in ["lone", "shared"].iter().zip(&placement) {
+        let across = sorted(v.iter().map(|p| p.0).collect());
+        let angle = sorted(v.iter().map(|p| p.1).collect());
         println!(
             "  {name:6} sticks placed off the truth: across median {:.2} / p90 {:.2} widths, angle median {:.1}° / p90 {:.1}°",
-            q(&mut across, 0.5),
-            q(&mut across, 0.9),
-            q(&mut angle, 0.5),
-            q(&mut angle, 0.9)
+            quantile(&across, 0.5),
+            quantile(&across, 0.9),
+            quantile(&angle, 0.5),
+            quantile(&angle, 0.9)
+        );
+    }
+    for (name, v) in ["round", "square"].iter().zip(near_edge) {
+        let off = sorted(v.iter().map(|e| e.abs()).collect());
+        println!(
+            "  sticks within {NEAR_EDGE_CM} cm of a {name:6} mat's edge, placed in from it against the truth: median {:+.2} cm, off by median {:.2} / p90 {:.2} / p99 {:.2} cm ({} sticks)",
+            quantile(&sorted(v), 0.5),
+            quantile(&off, 0.5),
+            quantile(&off, 0.9),
+            quantile(&off, 0.99),
+            off.len()
         );
     }
     for (name, row) in ["lone", "shared"].iter().zip(right_prob) {
