@@ -998,8 +998,6 @@ fn stick_detail(
     )
 }
 
-/// `eval --from-dump`: the same figures from stored looks, plus the per-stick
-/// reading against the truth (features recomputed, no rendering).
 /// How near the mat's edge (cm, by the truth) a stick's placement counts in
 /// `eval --from-dump`'s figure for the calibration at the edge.
 const NEAR_EDGE_CM: f64 = 25.0;
@@ -1019,6 +1017,8 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
+/// `eval --from-dump`: the same figures from stored looks, plus the per-stick
+/// reading against the truth (features recomputed, no rendering).
 fn eval_dumps(a: &EvalArgs) -> Result<()> {
     let classifier = load_classifier(&a.model)?;
     let mut tally = Tally::default();
