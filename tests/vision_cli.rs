@@ -254,3 +254,28 @@ fn validation_looks_past_the_validation_range_are_refused() {
     );
     assert!(!d.exists() || std::fs::read_dir(&d).unwrap().next().is_none());
 }
+
+/// The per-stick CSV (and the experiments' bars and readings) come only from
+/// stored looks: asked for in a rendering run, which would write nothing,
+/// `eval` refuses before rendering and names what is missing.
+#[test]
+fn eval_refuses_a_csv_without_stored_looks() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sticks.csv");
+    let out = run_in(
+        env!("CARGO_MANIFEST_DIR"),
+        &[
+            "eval",
+            "--throws",
+            "4",
+            "--looks",
+            "1",
+            "--csv",
+            csv.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--from-dump"), "{err}");
+    assert!(!csv.exists());
+}

@@ -164,19 +164,19 @@ pub struct EvalArgs {
     /// With `--from-dump`: judge under these calling bars instead of the
     /// shipped ones: FACE_CALL,READER_FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_CALL,MIN_CONF,CROSSED
     /// (as `--sweep` prints them).
-    #[arg(long, value_parser = parse_bars)]
+    #[arg(long, value_parser = parse_bars, requires = "from_dump")]
     bars: Option<vision::Thresholds>,
     /// With `--from-dump`: also write one CSV row per found stick (its truth,
     /// fit, readers, doubts, mark and place against the mat edge) to this
     /// file, for analysis.
-    #[arg(long)]
+    #[arg(long, requires = "from_dump")]
     csv: Option<PathBuf>,
     /// With `--from-dump`: read each stick's face probabilities from this CSV
     /// (`look,throw,stick,front,back,neither,mark`, as
     /// `tools/train_reader.py --probs` writes) in place of the stick reader's,
     /// laid beside the forest and the net as the station combines them, to
     /// judge another reader's output under the shipped verdict (experiments).
-    #[arg(long)]
+    #[arg(long, requires = "from_dump")]
     probs: Option<PathBuf>,
 }
 
