@@ -39,21 +39,20 @@ fn station(look: &Look) -> (Detector, Vec<Mat>) {
     let teach = |w: &str| render(look, &sim::teach_scene(look, w));
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
     let classifier = Classifier::load(model).expect("the default model ships in models/");
-    let taught = vision::teach(
+    let t = vision::teach(
         &cal,
         &empty,
         [&teach("front"), &teach("back"), &teach("marked")],
         Some(&classifier),
     )
-    .expect("the bench looks teach")
-    .taught;
+    .expect("the bench looks teach");
     let frames = HardCase::ALL
         .iter()
         .enumerate()
         .map(|(k, &case)| render(look, &sim::throw_scene(look, 101 + k as u64, Some(case)).0))
         .collect();
     (
-        Detector::new(cal, taught, empty, classifier).unwrap(),
+        Detector::new(t.calibration, t.taught, empty, classifier).unwrap(),
         frames,
     )
 }

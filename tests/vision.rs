@@ -7,7 +7,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use yutstation::rules::yut::ThrowResult;
 use yutstation::sim::{self, HardCase, Look, Scene, HELD_OUT_LOOK_BASE};
-use yutstation::vision::calibrate::{calibrate, CalibrateError, MatSpec};
+use yutstation::vision::calibrate::{calibrate, CalibrateError, Calibration, MatSpec};
 use yutstation::vision::classify::Classifier;
 use yutstation::vision::settle::{self, Event, Tracker};
 use yutstation::vision::{self, Detector};
@@ -80,15 +80,14 @@ fn try_station(look: &Look) -> Result<Detector, String> {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).map_err(|e| e.to_string())?;
     let teach = |w: &str| teach_picture(look, w);
-    let taught = vision::teach(
+    let t = vision::teach(
         &cal,
         &empty,
         [&teach("front"), &teach("back"), &teach("marked")],
         None,
     )
-    .map_err(|e| e.to_string())?
-    .taught;
-    Ok(Detector::new(cal, taught, empty, model()).unwrap())
+    .map_err(|e| e.to_string())?;
+    Ok(Detector::new(t.calibration, t.taught, empty, model()).unwrap())
 }
 
 #[test]
@@ -109,7 +108,8 @@ fn calibration_maps_the_mat_to_centimetres() {
                 sim::MatShape::Square => (cm[0] - p[0]).hypot(cm[1] - p[1]),
                 sim::MatShape::Circle => (cm[0].hypot(cm[1]) - p[0].hypot(p[1])).abs(),
             };
-            // Circles are mapped affinely (no corners to fix perspective).
+            // Circles are mapped affinely here (no corners to fix perspective);
+            // teaching picks the tilt (ADR 0084).
             let tol = look.mat_size_cm * 0.04;
             assert!(
                 err < tol,
@@ -387,7 +387,9 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
 
 /// Calibrate a look's empty mat and teach its stick set (the measured teach
 /// pictures with what was learned from them).
-fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet) {
+/// A look's taught set, and the calibration teaching measured it with (a
+/// round mat's tilt picked, `vision::with_taught_tilt`).
+fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet, Calibration) {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
     let teach = |w: &str| teach_picture(look, w);
@@ -398,12 +400,12 @@ fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet) {
         None,
     )
     .unwrap();
-    (t.taught, t.set)
+    (t.taught, t.set, t.calibration)
 }
 
 #[test]
 fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
-    let (taught, set) = taught_set(&looks()[0]);
+    let (taught, set, _) = taught_set(&looks()[0]);
     let worst = vision::readability(&model(), &taught, &set).unwrap();
     assert!(
         worst > 0.5 && worst <= 1.0,
@@ -417,9 +419,25 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
 fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teaching() {
     // Held-out look 1001101: a 6-pixel X on 15 cm sticks; the marked stick's
     // mark score is only 1.2 times an unmarked one's (it once made a silent
-    // 도 for 뒷도).
+    // 도 for 뒷도). Taught with its calibration's own map, as a station whose
+    // profile keeps no round outline (from before ADR 0084): under the tilt
+    // teaching now picks for this round mat the mark stands out (a margin of
+    // 0.165 against 0.068).
     let look = Look::random(1_001_101, 1280, 720);
-    let (mut taught, set) = taught_set(&look);
+    let empty = empty_of(&look);
+    let cal = Calibration {
+        round: None,
+        ..calibrate(&empty, spec(&look)).unwrap()
+    };
+    let teach = |w: &str| teach_picture(&look, w);
+    let t = vision::teach(
+        &cal,
+        &empty,
+        [&teach("front"), &teach("back"), &teach("marked")],
+        None,
+    )
+    .unwrap();
+    let (mut taught, set, cal) = (t.taught, t.set, t.calibration);
     assert!(!taught.mark_distinct());
     let worst = vision::check_readable(&model(), &mut taught, &set).unwrap();
     // The stick reader's mark head reads the taught marked stick here, so it
@@ -432,8 +450,6 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
             .any(|n| n.contains("only where the stick reader is all but certain")),
         "{notes:?}"
     );
-    let empty = empty_of(&look);
-    let cal = calibrate(&empty, spec(&look)).unwrap();
     let marked = sim::teach_scene(&look, "marked");
     let d = Detector::new(cal.clone(), taught.clone(), empty.clone(), model()).unwrap();
     let v = judge_scene(&d, &look, &marked);
@@ -540,7 +556,7 @@ fn the_mark_of_a_stick_lying_on_top_of_another_is_read_where_they_cross() {
 fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber
     // mat; the model reads a taught stick as its own face at about 35 %.
-    let (mut taught, set) = taught_set(&Look::random(1_001_203, 1280, 720));
+    let (mut taught, set, _) = taught_set(&Look::random(1_001_203, 1280, 720));
     let err = vision::check_readable(&model(), &mut taught, &set).unwrap_err();
     assert!(
         matches!(err, vision::TeachError::Unreadable(w) if w < vision::UNREADABLE),
@@ -555,7 +571,7 @@ fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
     // reader takes a taught stick for its own face at about 63 %. Taught at
     // the old bar of 0.5, it called three lone flat faces round with all
     // three readers sure (ADR 0067).
-    let (mut taught, set) = taught_set(&Look::random(3_093, 1280, 720));
+    let (mut taught, set, _) = taught_set(&Look::random(3_093, 1280, 720));
     let err = vision::check_readable(&model(), &mut taught, &set).unwrap_err();
     let vision::TeachError::Unreadable(worst) = err else {
         panic!("{err}");
@@ -571,7 +587,7 @@ fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
     // them a plain 뒷도 called 도. There the taught mark score tells the
     // marked stick.
     let model = model();
-    let (mut faint, set) = taught_set(&Look::random(1_004_140, 1280, 720));
+    let (mut faint, set, _) = taught_set(&Look::random(1_004_140, 1280, 720));
     let (marked, _) = vision::taught_mark_reads(&model, &faint, &set)
         .unwrap()
         .expect("the shipped model has a stick reader");
@@ -582,7 +598,7 @@ fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
         .iter()
         .any(|n| n.contains("does not tell the marked stick")));
     // The next look reads its mark: the head decides there.
-    let (mut clear, set) = taught_set(&Look::random(1_004_141, 1280, 720));
+    let (mut clear, set, _) = taught_set(&Look::random(1_004_141, 1280, 720));
     let (marked, other) = vision::taught_mark_reads(&model, &clear, &set)
         .unwrap()
         .unwrap();
@@ -785,7 +801,7 @@ fn round_faces_that_barely_differ_from_the_mat_lower_the_station_colour_bar() {
     // apart into pieces and 11–14 of its clear throws went to the referee
     // as `stick_count`.
     let look = Look::random(1_004_183, 1280, 720);
-    let (taught, _) = taught_set(&look);
+    let (taught, _, cal) = taught_set(&look);
     assert!(taught.colour_bar < COLOUR_BAR, "{}", taught.colour_bar);
     // The same sticks turned over: at the usual bar the round faces show
     // much less than the flat ones, at the station's more. (Teaching stops at
@@ -803,13 +819,12 @@ fn round_faces_that_barely_differ_from_the_mat_lower_the_station_colour_bar() {
     assert!(shown(taught.colour_bar, "back") > shown(COLOUR_BAR, "back"));
     // A throw of two round faces (throw 11 of `yutstation simulate --look
     // 1004183`, referred as `stick_count` at the usual bar) is called.
-    let cal = calibrate(&empty, spec(&look)).unwrap();
     let (scene, truth) = sim::numbered_throw(&look, 10);
     let d = Detector::new(cal, taught, empty, model()).unwrap();
     let v = judge_scene(&d, &look, &scene);
     assert_eq!(v.result, Some(truth.result), "{v:?}");
     // Round faces that stand out from the mat keep the usual bar.
-    let (plain, _) = taught_set(&looks()[0]);
+    let (plain, _, _) = taught_set(&looks()[0]);
     assert_eq!(plain.colour_bar, COLOUR_BAR);
 }
 
@@ -971,4 +986,56 @@ fn teaching_keeps_the_colour_bar_above_what_shows_apart_from_the_sticks() {
 #[test]
 fn a_stick_in_a_pile_the_readers_see_as_a_face_is_read() {
     calls_four_sticks_right(1_005_851, &[48]);
+}
+
+/// A round mat seen tilted: its outline alone leaves open which side is
+/// nearer the camera, and calibration maps it without perspective (the mat's
+/// centre at the outline's centre, sticks in the middle several cm off).
+/// Teaching picks, of the maps either tilt gives, the one under which the
+/// taught sticks, all of one length, measure most alike
+/// (`vision::with_taught_tilt`, ADR 0084). On look 1006191 the worst of the
+/// points below is 6.8 cm off under calibration's map, 0.6 cm under
+/// teaching's.
+#[test]
+fn teaching_picks_the_tilt_of_a_round_mat_from_its_sticks() {
+    let look = Look::random(1_006_191, 1280, 720);
+    assert_eq!(look.mat_shape, sim::MatShape::Circle);
+    let empty = empty_of(&look);
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let teach = |w: &str| teach_picture(&look, w);
+    let t = vision::teach(
+        &cal,
+        &empty,
+        [&teach("front"), &teach("back"), &teach("marked")],
+        None,
+    )
+    .unwrap();
+    // How far from its true distance to the mat's centre the map puts each
+    // point: the centre, and points halfway out.
+    let half = look.mat_size_cm / 2.0;
+    let points = [
+        [0.0, 0.0],
+        [half * 0.5, 0.0],
+        [0.0, -half * 0.5],
+        [-half * 0.35, half * 0.35],
+    ];
+    let worst = |c: &Calibration| {
+        points
+            .iter()
+            .map(|p| {
+                let cm = c.map.to_cm(look.camera.project([p[0], p[1], 0.0]).unwrap());
+                (cm[0].hypot(cm[1]) - p[0].hypot(p[1])).abs()
+            })
+            .fold(0.0, f64::max)
+    };
+    assert!(
+        worst(&cal) > 2.0,
+        "calibration alone: {:.2} cm",
+        worst(&cal)
+    );
+    assert!(
+        worst(&t.calibration) < 1.0,
+        "after teaching: {:.2} cm",
+        worst(&t.calibration)
+    );
 }

@@ -371,6 +371,7 @@ fn parse_corners(s: &str, spec: &MatSpec, w: u32, h: u32) -> Result<Calibration>
         height: h,
         map,
         outline_px: outline,
+        round: None,
     })
 }
 
@@ -424,7 +425,13 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         Some(&classifier),
     )
     .map_err(refused)?;
-    let taught = t.taught;
+    let vision::Teaching {
+        taught,
+        calibration,
+        ..
+    } = t;
+    // A round mat's map is the tilt teaching picked (`vision::with_taught_tilt`).
+    profile.calibration = calibration;
     let worst = taught.readability.unwrap_or(1.0);
     println!(
         "taught: sticks {:.1} × {:.1} cm; mark threshold {:.3} (margin {:.3}); faces read on the taught sticks at {:.0} % or better",
@@ -1503,7 +1510,11 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
     let classifier = load_classifier(model)?;
     // As `teach` does: refused if unreadable, the mark head checked.
     let checked_by = (!classifier.is_taught_rule()).then_some(&classifier);
-    let taught = vision::teach(
+    let vision::Teaching {
+        taught,
+        calibration: cal,
+        ..
+    } = vision::teach(
         &cal,
         &empty,
         [
@@ -1513,8 +1524,7 @@ fn eval_photoreal(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         ],
         checked_by,
     )
-    .map_err(refused)?
-    .taught;
+    .map_err(refused)?;
     println!(
         "photoreal: calibrated (lens k {:.3}), taught sticks {:.1} × {:.1} cm",
         cal.map.lens.k, taught.length_cm, taught.width_cm

@@ -355,8 +355,9 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Ok(c) => c,
         Err(e) => return reply(false, e.to_string(), checks),
     };
-    let taught = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
-        Ok(t) => t.taught,
+    // A round mat's map is the tilt teaching picked (`vision::with_taught_tilt`).
+    let (taught, c) = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
+        Ok(t) => (t.taught, t.calibration),
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
     let mut message = String::from("profile taught");
@@ -367,7 +368,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
             Err(e) => return reply(false, e.to_string(), checks),
         }
     }
-    match Detector::new(c.clone(), taught, empty.clone(), classifier) {
+    match Detector::new(c, taught, empty.clone(), classifier) {
         Ok(d) => {
             setup.detector = Some(d);
             let note: String = note.iter().map(|n| format!("; note: {n}")).collect();

@@ -58,7 +58,10 @@ pub fn simulated_station(
         checked_by,
     )
     .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    Ok((Detector::new(cal, t.taught, empty, classifier)?, t.set))
+    Ok((
+        Detector::new(t.calibration, t.taught, empty, classifier)?,
+        t.set,
+    ))
 }
 
 fn empty_scene(look: &Look) -> Scene {

@@ -104,12 +104,95 @@ pub struct Calibration {
     pub map: MatMap,
     /// The mat outline in image pixels (a few dozen points).
     pub outline_px: Vec<[f64; 2]>,
+    /// A round mat's outline as an ellipse, from which the maps of either
+    /// tilt are made ([`Calibration::round_maps`]); teaching picks one
+    /// (ADR 0084). `None` for a square mat, or a profile from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<RoundOutline>,
 }
 
 impl Calibration {
     /// Image pixels per centimetre at the mat's centre.
     pub fn px_per_cm_at_centre(&self) -> f64 {
         self.map.px_per_cm(self.map.to_px([0.0, 0.0]))
+    }
+
+    /// The maps a round mat's outline allows: the mat's centre at the
+    /// ellipse's centre (no perspective), and on either side of it along the
+    /// minor axis, as far as a mat seen at [`MOUNT_RATIO`] puts it (the
+    /// outline alone cannot tell which side is nearer the camera). Empty for
+    /// a square mat, whose corners fix the perspective.
+    pub fn round_maps(&self) -> Vec<MatMap> {
+        let Some(r) = &self.round else {
+            return Vec::new();
+        };
+        [0.0, 1.0, -1.0]
+            .into_iter()
+            .filter_map(|side| r.map(self.map.lens, self.mat.size_cm, side))
+            .collect()
+    }
+}
+
+/// A round mat's outline, undistorted, as the ellipse fitted to it (pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoundOutline {
+    pub center: [f64; 2],
+    /// Half its extent along its own axes: along `angle_deg`, then across.
+    pub semi_axes: [f64; 2],
+    pub angle_deg: f64,
+}
+
+/// A round mat's radius over the camera's distance, for the mounts the station
+/// is set up on: mats of 150–200 cm seen from 2.2–3 m above (0.25–0.45).
+/// Tilted by t, a circle's outline is an ellipse whose centre lies off the
+/// picture of the mat's centre, along its minor axis, by about
+/// semi-major × this × sin t × cos t (near and far halves seen at different
+/// scales). On 21 generated round mats the maps made with it put sticks a
+/// median 0.3–1.2 cm off (where teaching picked the side), against up to
+/// 4 cm with the mat's centre at the ellipse's (ADR 0084).
+pub const MOUNT_RATIO: f64 = 0.34;
+
+impl RoundOutline {
+    /// The map with the mat's centre moved `side` (−1, 0 or 1) times the
+    /// perspective offset along the ellipse's minor axis (see
+    /// [`MOUNT_RATIO`]). The diameter along the minor axis keeps its ends;
+    /// the one across, through the moved centre, meets the ellipse nearer
+    /// its middle.
+    fn map(&self, lens: Lens, size_cm: f64, side: f64) -> Option<MatMap> {
+        let [a, b] = self.semi_axes;
+        let th = self.angle_deg.to_radians();
+        let u1 = [th.cos(), th.sin()];
+        let u2 = [-th.sin(), th.cos()];
+        let c = self.center;
+        let (major, minor) = (a.max(b), a.min(b));
+        let cos_t = minor / major;
+        let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
+        let shift = side * major * MOUNT_RATIO * sin_t * cos_t;
+        let moved = |u: [f64; 2]| [c[0] + shift * u[0], c[1] + shift * u[1]];
+        let shortened =
+            |half: f64, across: f64| half * (1.0 - (shift / across).powi(2)).max(0.0).sqrt();
+        // (centre, half-length) of the diameter along u1, then along u2.
+        let ((c1, h1), (c2, h2)) = if a >= b {
+            ((moved(u2), shortened(a, b)), (c, b))
+        } else {
+            ((c, a), (moved(u1), shortened(b, a)))
+        };
+        let src = [
+            [c1[0] + h1 * u1[0], c1[1] + h1 * u1[1]],
+            [c2[0] + h2 * u2[0], c2[1] + h2 * u2[1]],
+            [c1[0] - h1 * u1[0], c1[1] - h1 * u1[1]],
+            [c2[0] - h2 * u2[0], c2[1] - h2 * u2[1]],
+        ];
+        // Image y points down, mat y up: image direction (cos, sin) is mat (cos, −sin).
+        let r = size_cm / 2.0;
+        let (ct, st) = (th.cos(), th.sin());
+        let dst = [
+            [r * ct, -r * st],
+            [-r * st, -r * ct],
+            [-r * ct, r * st],
+            [r * st, r * ct],
+        ];
+        Homography::from_points(&src, &dst).map(|h| MatMap { lens, h })
     }
 }
 
@@ -288,9 +371,15 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         return Err(CalibrateError::Blurred(spread));
     }
     let lens0 = Lens::none(w as u32, h as u32);
-    let (map, outline) = match spec.shape {
-        Shape::Square => fit_square(&pts, lens0, spec.size_cm)?,
-        Shape::Circle => fit_circle(&pts, lens0, spec.size_cm)?,
+    let (map, outline, round) = match spec.shape {
+        Shape::Square => {
+            let (map, outline) = fit_square(&pts, lens0, spec.size_cm)?;
+            (map, outline, None)
+        }
+        Shape::Circle => {
+            let (map, outline, round) = fit_circle(&pts, lens0, spec.size_cm)?;
+            (map, outline, Some(round))
+        }
     };
     if let Some((side, share)) = unsupported_side(empty, &outline)? {
         return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
@@ -301,6 +390,7 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
         height: h as u32,
         map,
         outline_px: outline,
+        round,
     })
 }
 
@@ -670,7 +760,7 @@ fn fit_circle(
     pts: &[[f64; 2]],
     lens0: Lens,
     size: f64,
-) -> Result<(MatMap, Vec<[f64; 2]>), CalibrateError> {
+) -> Result<(MatMap, Vec<[f64; 2]>, RoundOutline), CalibrateError> {
     let ellipse = |lens: Lens| -> Result<(opencv::core::RotatedRect, f64), CalibrateError> {
         let u: Vector<opencv::core::Point2f> = pts
             .iter()
@@ -714,36 +804,24 @@ fn fit_circle(
     if res.sqrt() > 0.06 {
         return Err(CalibrateError::WrongShape("circle"));
     }
-    let (a, b) = (e.size.width as f64 / 2.0, e.size.height as f64 / 2.0);
-    let th = (e.angle as f64).to_radians();
-    let u1 = [th.cos(), th.sin()];
-    let u2 = [-th.sin(), th.cos()];
-    let c = [e.center.x as f64, e.center.y as f64];
+    let round = RoundOutline {
+        center: [e.center.x as f64, e.center.y as f64],
+        semi_axes: [e.size.width as f64 / 2.0, e.size.height as f64 / 2.0],
+        angle_deg: e.angle as f64,
+    };
+    // The mat's centre at the ellipse's until teaching picks a tilt
+    // (`Calibration::round_maps`).
+    let map = round
+        .map(lens, size, 0.0)
+        .ok_or(CalibrateError::WrongShape("circle"))?;
     let r = size / 2.0;
-    // Keep the mat's x roughly along image x: map the axis nearer image x to x.
-    let src = [
-        [c[0] + a * u1[0], c[1] + a * u1[1]],
-        [c[0] + b * u2[0], c[1] + b * u2[1]],
-        [c[0] - a * u1[0], c[1] - a * u1[1]],
-        [c[0] - b * u2[0], c[1] - b * u2[1]],
-    ];
-    // Image y points down, mat y up: image direction (cos, sin) is mat (cos, −sin).
-    let (ct, st) = (th.cos(), th.sin());
-    let dst = [
-        [r * ct, -r * st],
-        [-r * st, -r * ct],
-        [-r * ct, r * st],
-        [r * st, r * ct],
-    ];
-    let hmg = Homography::from_points(&src, &dst).ok_or(CalibrateError::WrongShape("circle"))?;
-    let map = MatMap { lens, h: hmg };
     let outline = (0..64)
         .map(|i| {
             let t = i as f64 / 64.0 * std::f64::consts::TAU;
             map.to_px([r * t.cos(), r * t.sin()])
         })
         .collect();
-    Ok((map, outline))
+    Ok((map, outline, round))
 }
 
 /// Draw helper for evidence images: the outline as a polyline.
@@ -762,6 +840,71 @@ pub fn colour(r: f64, g: f64, b: f64) -> Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_round_mat_s_maps_keep_its_outline_and_move_its_centre_along_the_minor_axis() {
+        let round = RoundOutline {
+            center: [640.0, 360.0],
+            semi_axes: [300.0, 280.0],
+            angle_deg: 20.0,
+        };
+        let lens = Lens::none(1280, 720);
+        let th = 20f64.to_radians();
+        let (u1, u2) = ([th.cos(), th.sin()], [-th.sin(), th.cos()]);
+        let mut centres = Vec::new();
+        for side in [-1.0, 0.0, 1.0] {
+            let map = round.map(lens, 160.0, side).unwrap();
+            // Every point of the outline lies on the mat's edge, whichever side.
+            for k in 0..36 {
+                let f = k as f64 / 36.0 * std::f64::consts::TAU;
+                let p = [
+                    640.0 + 300.0 * f.cos() * u1[0] + 280.0 * f.sin() * u2[0],
+                    360.0 + 300.0 * f.cos() * u1[1] + 280.0 * f.sin() * u2[1],
+                ];
+                let cm = map.to_cm(p);
+                assert!((cm[0].hypot(cm[1]) - 80.0).abs() < 1e-6, "{side}: {cm:?}");
+            }
+            let c = map.to_px([0.0, 0.0]);
+            centres.push([c[0] - 640.0, c[1] - 360.0]);
+        }
+        // The mat's centre: at the ellipse's, or off it along the minor axis
+        // (u2 here), on either side, by semi-major × MOUNT_RATIO × sin t × cos t.
+        let cos_t: f64 = 280.0 / 300.0;
+        let offset = 300.0 * MOUNT_RATIO * (1.0 - cos_t * cos_t).sqrt() * cos_t;
+        assert!(centres[1][0].hypot(centres[1][1]) < 1e-6);
+        for (c, side) in [(centres[0], -1.0), (centres[2], 1.0)] {
+            let along = c[0] * u2[0] + c[1] * u2[1];
+            let across = c[0] * u1[0] + c[1] * u1[1];
+            assert!((along - side * offset).abs() < 1e-6, "{c:?}");
+            assert!(across.abs() < 1e-6, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_round_mat_has_maps_to_choose_from() {
+        let round = RoundOutline {
+            center: [640.0, 360.0],
+            semi_axes: [300.0, 280.0],
+            angle_deg: 20.0,
+        };
+        let map = round.map(Lens::none(1280, 720), 160.0, 0.0).unwrap();
+        let cal = |shape, round| Calibration {
+            mat: MatSpec {
+                shape,
+                size_cm: 160.0,
+            },
+            width: 1280,
+            height: 720,
+            map,
+            outline_px: Vec::new(),
+            round,
+        };
+        assert_eq!(cal(Shape::Circle, Some(round)).round_maps().len(), 3);
+        assert_eq!(cal(Shape::Circle, Some(round)).round_maps()[0], map);
+        assert!(cal(Shape::Square, None).round_maps().is_empty());
+        // A profile from before the outline was kept.
+        assert!(cal(Shape::Circle, None).round_maps().is_empty());
+    }
 
     #[test]
     fn a_square_mat_seen_from_above_is_a_near_rectangle_and_half_a_mat_is_not() {
