@@ -79,15 +79,24 @@ fn looks() -> Vec<Look> {
 fn try_station(look: &Look) -> Result<Detector, String> {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).map_err(|e| e.to_string())?;
+    let t = teach_look(look, &cal, &empty).map_err(|e| e.to_string())?;
+    Ok(Detector::new(t.calibration, t.taught, empty, model()).unwrap())
+}
+
+/// Teach a generated look's station from its three teach pictures (no
+/// classifier's check), with calibration `cal`.
+fn teach_look(
+    look: &Look,
+    cal: &Calibration,
+    empty: &Mat,
+) -> Result<vision::Teaching, vision::TeachError> {
     let teach = |w: &str| teach_picture(look, w);
-    let t = vision::teach(
-        &cal,
-        &empty,
+    vision::teach(
+        cal,
+        empty,
         [&teach("front"), &teach("back"), &teach("marked")],
         None,
     )
-    .map_err(|e| e.to_string())?;
-    Ok(Detector::new(t.calibration, t.taught, empty, model()).unwrap())
 }
 
 #[test]
@@ -392,14 +401,7 @@ fn tracker_calls_each_throw_once_and_never_while_moving() {
 fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet, Calibration) {
     let empty = empty_of(look);
     let cal = calibrate(&empty, spec(look)).unwrap();
-    let teach = |w: &str| teach_picture(look, w);
-    let t = vision::teach(
-        &cal,
-        &empty,
-        [&teach("front"), &teach("back"), &teach("marked")],
-        None,
-    )
-    .unwrap();
+    let t = teach_look(look, &cal, &empty).unwrap();
     (t.taught, t.set, t.calibration)
 }
 
@@ -429,14 +431,7 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
         round: None,
         ..calibrate(&empty, spec(&look)).unwrap()
     };
-    let teach = |w: &str| teach_picture(&look, w);
-    let t = vision::teach(
-        &cal,
-        &empty,
-        [&teach("front"), &teach("back"), &teach("marked")],
-        None,
-    )
-    .unwrap();
+    let t = teach_look(&look, &cal, &empty).unwrap();
     let (mut taught, set, cal) = (t.taught, t.set, t.calibration);
     assert!(!taught.mark_distinct());
     let worst = vision::check_readable(&model(), &mut taught, &set).unwrap();
@@ -1002,14 +997,7 @@ fn teaching_picks_the_tilt_of_a_round_mat_from_its_sticks() {
     assert_eq!(look.mat_shape, sim::MatShape::Circle);
     let empty = empty_of(&look);
     let cal = calibrate(&empty, spec(&look)).unwrap();
-    let teach = |w: &str| teach_picture(&look, w);
-    let t = vision::teach(
-        &cal,
-        &empty,
-        [&teach("front"), &teach("back"), &teach("marked")],
-        None,
-    )
-    .unwrap();
+    let t = teach_look(&look, &cal, &empty).unwrap();
     // How far from its true distance to the mat's centre the map puts each
     // point: the centre, and points halfway out.
     let half = look.mat_size_cm / 2.0;
