@@ -171,7 +171,9 @@ impl RoundOutline {
         let moved = |u: [f64; 2]| [c[0] + shift * u[0], c[1] + shift * u[1]];
         let shortened =
             |half: f64, across: f64| half * (1.0 - (shift / across).powi(2)).max(0.0).sqrt();
-        // (centre, half-length) of the diameter along u1, then along u2.
+        // (centre, half-length) of the diameter along u1, then along u2. The
+        // mat's x is kept roughly along image x: the axis nearer image x maps
+        // to x.
         let ((c1, h1), (c2, h2)) = if a >= b {
             ((moved(u2), shortened(a, b)), (c, b))
         } else {
