@@ -19,6 +19,13 @@ fn yutstation_in(dir: impl AsRef<std::path::Path>, args: &[&str]) -> (String, St
     (text, err)
 }
 
+/// Run in the crate's folder a command that must be refused; its stderr.
+fn refused(args: &[&str]) -> String {
+    let out = run_in(env!("CARGO_MANIFEST_DIR"), args);
+    assert!(!out.status.success(), "{args:?} was not refused");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
 fn run_in(dir: impl AsRef<std::path::Path>, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_yutstation"))
         .current_dir(dir)
@@ -232,22 +239,17 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
 fn validation_looks_past_the_validation_range_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("val");
-    let out = run_in(
-        env!("CARGO_MANIFEST_DIR"),
-        &[
-            "train",
-            "--validation",
-            "--first-look",
-            "50",
-            "--looks",
-            "20",
-            "--dump",
-            d.to_str().unwrap(),
-            "--dump-only",
-        ],
-    );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&[
+        "train",
+        "--validation",
+        "--first-look",
+        "50",
+        "--looks",
+        "20",
+        "--dump",
+        d.to_str().unwrap(),
+        "--dump-only",
+    ]);
     assert!(
         err.contains("reaches past them into the training looks"),
         "{err}"
@@ -262,20 +264,15 @@ fn validation_looks_past_the_validation_range_are_refused() {
 fn eval_refuses_a_csv_without_stored_looks() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("sticks.csv");
-    let out = run_in(
-        env!("CARGO_MANIFEST_DIR"),
-        &[
-            "eval",
-            "--throws",
-            "4",
-            "--looks",
-            "1",
-            "--csv",
-            csv.to_str().unwrap(),
-        ],
-    );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&[
+        "eval",
+        "--throws",
+        "4",
+        "--looks",
+        "1",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
     assert!(err.contains("--from-dump"), "{err}");
     assert!(!csv.exists());
 }
