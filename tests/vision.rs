@@ -136,20 +136,70 @@ fn calibration_notes_a_mat_that_shows_small_in_the_picture() {
     let seed = looks()[0].seed;
     let at = |w: u32, h: u32| {
         let look = Look::random(seed, w, h);
-        calibrate(&empty_of(&look), spec(&look)).unwrap()
+        let empty = empty_of(&look);
+        (calibrate(&empty, spec(&look)).unwrap(), empty)
     };
-    let sharp = at(1920, 1200);
+    let (sharp, empty) = at(1920, 1200);
     assert!(
         sharp.px_per_cm_at_centre() >= SMALL_IN_PICTURE_PX_PER_CM,
         "{:.2} px/cm",
         sharp.px_per_cm_at_centre()
     );
-    assert!(calibration_notes(&sharp).is_empty());
-    let coarse = at(W, H);
+    // (This look's floor is over-exposed: that note is tested below.)
+    let size_notes = |cal: &Calibration, empty: &Mat| -> Vec<String> {
+        calibration_notes(cal, empty)
+            .unwrap()
+            .into_iter()
+            .filter(|n| !n.contains("over-exposed"))
+            .collect()
+    };
+    assert!(size_notes(&sharp, &empty).is_empty());
+    let (coarse, empty) = at(W, H);
     assert!(coarse.px_per_cm_at_centre() < SMALL_IN_PICTURE_PX_PER_CM);
-    let notes = calibration_notes(&coarse);
+    let notes = size_notes(&coarse, &empty);
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("bring the camera closer"), "{notes:?}");
+}
+
+#[test]
+fn calibration_notes_a_floor_or_mat_the_camera_shows_over_exposed() {
+    use yutstation::vision::calibrate::{calibration_notes, overexposed_shares};
+    // A generated hall whose light floor the camera clips to pure white
+    // around the mat, the mat itself not.
+    let look = &looks()[0];
+    let empty = empty_of(look);
+    let cal = calibrate(&empty, spec(look)).unwrap();
+    let exposure_notes = |img: &Mat| -> Vec<String> {
+        calibration_notes(&cal, img)
+            .unwrap()
+            .into_iter()
+            .filter(|n| n.contains("over-exposed"))
+            .collect()
+    };
+    let (mat, floor) = overexposed_shares(&cal, &empty).unwrap();
+    assert!(mat < 0.01 && floor > 0.3, "mat {mat:.3}, floor {floor:.3}");
+    let notes = exposure_notes(&empty);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("of the floor") && notes[0].contains("lower the camera's exposure"),
+        "{notes:?}"
+    );
+    // The same hall at 90 % of the exposure: nothing is clipped.
+    let mut dimmer = Mat::default();
+    empty.convert_to(&mut dimmer, -1, 0.9, 0.0).unwrap();
+    assert_eq!(overexposed_shares(&cal, &dimmer).unwrap(), (0.0, 0.0));
+    assert!(exposure_notes(&dimmer).is_empty());
+    // All of it white: the mat is noted too.
+    let all_white = Mat::new_rows_cols_with_default(
+        empty.rows(),
+        empty.cols(),
+        opencv::core::CV_8UC3,
+        opencv::core::Scalar::all(255.0),
+    )
+    .unwrap();
+    let notes = exposure_notes(&all_white);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("of the mat is over-exposed"), "{notes:?}");
 }
 
 #[test]

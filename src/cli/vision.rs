@@ -403,7 +403,7 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
         c.map.lens.k,
         a.out.display()
     );
-    for note in vision::calibrate::calibration_notes(&c) {
+    for note in vision::calibrate::calibration_notes(&c, &img)? {
         println!("note: {note}");
     }
     Ok(())

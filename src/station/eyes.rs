@@ -294,7 +294,8 @@ fn calibrate_step(
                         true,
                         format!("{} found, {px:.1} px/cm at the centre", c.mat),
                     ));
-                    let note: String = vision::calibrate::calibration_notes(&c)
+                    let note: String = vision::calibrate::calibration_notes(&c, frame)
+                        .unwrap_or_else(|e| vec![format!("the exposure could not be checked: {e}")])
                         .iter()
                         .map(|n| format!("; note: {n}"))
                         .collect();

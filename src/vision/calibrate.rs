@@ -204,17 +204,80 @@ impl RoundOutline {
 /// looks), 94.1 % at 2.5–3 (78) and 95.9 % at 3–3.5 (47).
 pub const SMALL_IN_PICTURE_PX_PER_CM: f64 = 2.5;
 
+/// A pixel is over-exposed where a colour channel reaches this (8-bit).
+const CLIPPED: u8 = 254;
+/// The share of the mat, or of the floor around it, over-exposed before
+/// calibration notes it. On the held-out looks, the pale sticks that landed
+/// off the mat and went unseen lay on floors clipped to pure white: only
+/// their shadow showed (looks 1005696, 1006063, 1006067, 1006109).
+pub const OVEREXPOSED_NOTE: f64 = 0.1;
+/// How far beyond the mat's edge (cm) the floor is checked: where a stick
+/// thrown off the mat lands.
+pub const FLOOR_BAND_CM: f64 = 30.0;
+
+/// The shares of the mat and of the floor within [`FLOOR_BAND_CM`] of it
+/// that the empty picture (BGR, 8-bit) shows over-exposed (every other
+/// pixel each way).
+pub fn overexposed_shares(cal: &Calibration, empty: &Mat) -> opencv::Result<(f64, f64)> {
+    let mut planes = Vector::<Mat>::new();
+    opencv::core::split(empty, &mut planes)?;
+    let mut brightest = planes.get(0)?;
+    for plane in planes.iter().skip(1) {
+        let mut both = Mat::default();
+        opencv::core::max(&brightest, &plane, &mut both)?;
+        brightest = both;
+    }
+    let (mut mat, mut floor) = ([0usize; 2], [0usize; 2]);
+    for y in (0..brightest.rows()).step_by(2) {
+        let row = brightest.at_row::<u8>(y)?;
+        for x in (0..brightest.cols()).step_by(2) {
+            let inside = cal.mat.inside_by(cal.map.to_cm([x as f64, y as f64]));
+            let tally = if inside >= 0.0 {
+                &mut mat
+            } else if inside > -FLOOR_BAND_CM {
+                &mut floor
+            } else {
+                continue;
+            };
+            tally[0] += 1;
+            tally[1] += usize::from(row[x as usize] >= CLIPPED);
+        }
+    }
+    let share = |[n, clipped]: [usize; 2]| {
+        if n == 0 {
+            0.0
+        } else {
+            clipped as f64 / n as f64
+        }
+    };
+    Ok((share(mat), share(floor)))
+}
+
 /// What the crew should know about a calibration that was accepted: a mat
-/// that shows small in the picture. Empty when all is well.
-pub fn calibration_notes(cal: &Calibration) -> Vec<String> {
+/// that shows small in the picture, and a mat or floor the camera shows
+/// over-exposed. Empty when all is well.
+pub fn calibration_notes(cal: &Calibration, empty: &Mat) -> opencv::Result<Vec<String>> {
+    let mut notes = Vec::new();
     let px = cal.px_per_cm_at_centre();
     if px < SMALL_IN_PICTURE_PX_PER_CM {
-        vec![format!(
+        notes.push(format!(
             "the mat shows small in the picture ({px:.1} px/cm at its centre, under {SMALL_IN_PICTURE_PX_PER_CM}): expect more throws to go to the referee; bring the camera closer, zoom in, or use a higher resolution"
-        )]
-    } else {
-        Vec::new()
+        ));
     }
+    let (mat, floor) = overexposed_shares(cal, empty)?;
+    if mat >= OVEREXPOSED_NOTE {
+        notes.push(format!(
+            "{:.0} % of the mat is over-exposed (pure white in the picture): a pale stick there loses its grain and shading; lower the camera's exposure or gain, or dim the light on the mat",
+            mat * 100.0
+        ));
+    }
+    if floor >= OVEREXPOSED_NOTE {
+        notes.push(format!(
+            "{:.0} % of the floor within {FLOOR_BAND_CM:.0} cm of the mat is over-exposed (pure white in the picture): a pale stick that lands there shows only by its shadow and the throw goes to the referee; lower the camera's exposure or gain",
+            floor * 100.0
+        ));
+    }
+    Ok(notes)
 }
 
 fn err_small(spec: &MatSpec) -> Result<(), CalibrateError> {
