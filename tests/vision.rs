@@ -936,6 +936,26 @@ fn sticks_in_pieces_at_the_station_bar_are_found_whole_at_the_lowest() {
     calls_four_sticks_right(1_005_972, &[10, 11, 17, 21]);
 }
 
+/// The same look's second look, where the first try fails (ADR 0085). With
+/// a stick missing, it first fits again the blobs of single whole sticks too
+/// (two sticks taken for one); at the lowest bar a flat face's blob swells
+/// by its blurred edge and is split in two (throw 45). Then a second try
+/// keeps every whole stick as the first look placed it. A piece of a stick's
+/// blurred end left beside four whole sticks is taken for part of one of
+/// them (throws 25 and 49). And a look that finds a lone stick twice (kept
+/// whole, and fitted again where the lower bar's blob misses the kept one's
+/// centre) is no four: in throw 27 a round face lies hidden under a flat
+/// one, and taking the twice-found flat face called a silent 윷 for 걸.
+#[test]
+fn a_second_look_keeps_the_whole_sticks_and_never_counts_one_twice() {
+    let d = calls_four_sticks_right(1_005_972, &[25, 45, 49]);
+    let look = Look::random(1_005_972, 1280, 720);
+    let (scene, truth) = sim::numbered_throw(&look, 27);
+    assert_eq!(truth.result, ThrowResult::Geol);
+    let v = judge_scene(&d, &look, &scene);
+    assert_eq!(v.result, None, "throw 27: {v:?}");
+}
+
 /// A piece far out on the floor is no stick thrown off the mat: the referee
 /// counts the sticks (`verdict::FAR_PIECE_LENGTHS`, ADR 0077). On training
 /// look 100332 a speck 2.1 m beyond the mat was found as a piece a sixth of a

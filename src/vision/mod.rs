@@ -173,13 +173,21 @@ pub fn measure_placed(
         let low = bridged(foreground_with_bar(&lab, reference, PIECES_COLOUR_BAR)?)?;
         let (pieces, whole): (Vec<Found>, Vec<Found>) =
             small_found.iter().partition(|s| is_piece(s));
-        let (refind, mut again) =
-            blobs_to_refind(&low, &whole, &pieces, small_found.len() < THROWN_STICKS)?;
-        again.extend(find_sticks(&refind, &small_size, split)?);
-        if again.len() == THROWN_STICKS && !in_pieces(&again) {
-            small_found = again;
-            mask = low;
-            colour_bar = PIECES_COLOUR_BAR;
+        let short = small_found.len() < THROWN_STICKS;
+        // First with the blobs of single whole sticks fitted again where
+        // sticks are missing (two the first look took for one); then, where
+        // that does not give four, with every whole stick kept as it was.
+        let tries: &[bool] = if short { &[true, false] } else { &[false] };
+        for &refit_whole in tries {
+            let (refind, mut again) = blobs_to_refind(&low, &whole, &pieces, refit_whole)?;
+            again.extend(find_sticks(&refind, &small_size, split)?);
+            let again = without_pieces_beside(again, &is_piece, &small_size);
+            if again.len() == THROWN_STICKS && !in_pieces(&again) && !sticks::found_twice(&again) {
+                small_found = again;
+                mask = low;
+                colour_bar = PIECES_COLOUR_BAR;
+                break;
+            }
         }
     }
     if look_off_mat {
@@ -240,6 +248,38 @@ pub fn measure_placed(
             })
         })
         .collect()
+}
+
+/// The second look's sticks without the pieces that lie beside a whole
+/// stick (within one stick width of its outline) when four whole sticks
+/// are left: at the lower bar a stick's blurred end or the edge of its
+/// shadow can show apart from it, and four sticks are thrown.
+fn without_pieces_beside(
+    found: Vec<Found>,
+    is_piece: &dyn Fn(&Found) -> bool,
+    size_at: &dyn Fn([f64; 2]) -> (f64, f64),
+) -> Vec<Found> {
+    let whole: Vec<Found> = found.iter().filter(|s| !is_piece(s)).copied().collect();
+    if whole.len() != THROWN_STICKS {
+        return found;
+    }
+    let beside = |p: &Found| {
+        let wd = size_at(p.center).1;
+        whole.iter().any(|s| {
+            sticks::in_rect(
+                p.center,
+                s.center,
+                s.dir,
+                s.length / 2.0 + p.length / 2.0 + wd,
+                s.width / 2.0 + wd,
+            )
+        })
+    };
+    if found.iter().filter(|s| is_piece(s)).all(beside) {
+        whole
+    } else {
+        found
+    }
 }
 
 /// Place the sticks split out of each blob again on the full-resolution

@@ -732,8 +732,8 @@ fn lone_stick(rr: &opencv::core::RotatedRect, origin: [f64; 2], area: f64, ratio
 /// at a lower bar: `low` is the foreground there, `whole` the sticks the
 /// first look found whole and `pieces` the rest. A blob of `low` is fitted
 /// again when it holds a piece's centre, or no whole stick's centre (a stick
-/// the first look missed), or, where sticks are `missing`, one whole stick
-/// (two sticks the first look took for one); never one that holds two or
+/// the first look missed), or, with `refit_whole` (where sticks are
+/// missing), one whole stick (two sticks the first look took for one); never one that holds two or
 /// more whole sticks, the costliest to fit, where the first look's split
 /// stands. Every whole stick outside the blobs fitted again stays as the
 /// first look placed it. Returns `low` with only those blobs left, and the
@@ -743,7 +743,7 @@ pub fn blobs_to_refind(
     low: &Mat,
     whole: &[Found],
     pieces: &[Found],
-    missing: bool,
+    refit_whole: bool,
 ) -> opencv::Result<(Mat, Vec<Found>)> {
     let mut labels = Mat::default();
     let n = imgproc::connected_components_def(low, &mut labels)? as usize;
@@ -764,7 +764,7 @@ pub fn blobs_to_refind(
     // The background (label 0) is never fitted; a whole stick whose centre
     // falls on it keeps its place.
     let refind: Vec<bool> = (0..n)
-        .map(|k| k > 0 && wholes[k] <= 1 && (holds_piece[k] || wholes[k] == 0 || missing))
+        .map(|k| k > 0 && wholes[k] <= 1 && (holds_piece[k] || wholes[k] == 0 || refit_whole))
         .collect();
     let kept = whole
         .iter()
@@ -969,6 +969,19 @@ pub fn find_off_mat(
         out.clear();
     }
     Ok(out)
+}
+
+/// Whether one stick is found twice: a stick alone in its blob that covers
+/// another's centre, or whose centre another covers (the second look keeps a
+/// whole stick and may fit it again in a blob of the lower bar whose centre
+/// the kept one misses; ADR 0085). Two fitted in one blob may lie one on the
+/// other, and do not count.
+pub fn found_twice(found: &[Found]) -> bool {
+    found.iter().enumerate().any(|(i, a)| {
+        found[i + 1..]
+            .iter()
+            .any(|b| (!a.shared || !b.shared) && (a.covers(b.center) || b.covers(a.center)))
+    })
 }
 
 /// A fitted stick in crop pixels: centre, unit direction, width.
@@ -1924,6 +1937,40 @@ mod tests {
             shared: true,
             blob_ratio: 2.0,
         }
+    }
+
+    #[test]
+    fn a_lone_stick_over_another_s_middle_is_one_stick_found_twice() {
+        let lone = |c: [f64; 2], a: f64| Found {
+            shared: false,
+            blob_ratio: 1.0,
+            ..stick(c, a)
+        };
+        // Two fitted in one blob, one lying on the other: two sticks.
+        assert!(!found_twice(&[
+            stick([100.0, 100.0], 0.0),
+            stick([102.0, 101.0], 3.0)
+        ]));
+        // A lone stick kept whole and the same stick fitted again a few
+        // pixels off in the lower bar's blob: one stick.
+        assert!(found_twice(&[
+            lone([100.0, 100.0], 0.0),
+            stick([103.0, 99.0], 1.0)
+        ]));
+        // The other's centre beyond the lone stick's end or side: apart.
+        assert!(!found_twice(&[
+            lone([100.0, 100.0], 0.0),
+            stick([100.0, 120.0], 0.0)
+        ]));
+        assert!(!found_twice(&[
+            lone([100.0, 100.0], 0.0),
+            stick([165.0, 100.0], 0.0)
+        ]));
+        // Crossing at the middle of a shared stick: a lone stick cannot.
+        assert!(found_twice(&[
+            lone([100.0, 100.0], 0.0),
+            stick([100.0, 100.0], 90.0)
+        ]));
     }
 
     #[test]
