@@ -527,9 +527,14 @@ pub fn taught_mark_reads(
 pub const UNREADABLE: f64 = 0.7;
 
 /// Under this readability (and at [`UNREADABLE`] or more) teaching goes on,
-/// but the crew hears that the faces look alike to the camera: on generated
-/// looks such stations referred most throws.
-pub const FACES_LOOK_ALIKE: f64 = 0.8;
+/// but the crew hears that the faces look alike to the camera. 0.8 until
+/// round 37. Of the 458 stored held-out and fresh looks of rounds 33–37, the
+/// 19 stations read under 0.9 called 89.0 % of their clear throws (665/747;
+/// the 13 at 0.8–0.9: 90.3 %), the 439 at 0.9 or more 96.8 % (16,748/17,299):
+/// three times as many throws went to the referee. It is also the bar under which
+/// judging no longer takes the stick reader's surest readings against the
+/// forest's doubt (`verdict::READABLE`).
+pub const FACES_LOOK_ALIKE: f64 = 0.9;
 
 /// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
 /// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):
@@ -558,7 +563,7 @@ pub fn teach_notes(worst: f64, taught: &Taught) -> Vec<String> {
     let mut notes = Vec::new();
     if worst < FACES_LOOK_ALIKE {
         notes.push(format!(
-            "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect many throws to go to the referee; light the mat more from one side, or sharpen the focus, and teach again",
+            "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect more throws to go to the referee; light the mat more from one side, bring the camera closer or sharpen the focus, and teach again",
             worst * 100.0
         ));
     }
