@@ -527,14 +527,14 @@ pub fn taught_mark_reads(
 pub const UNREADABLE: f64 = 0.7;
 
 /// Under this readability (and at [`UNREADABLE`] or more) teaching goes on,
-/// but the crew hears that the faces look alike to the camera. 0.8 until
-/// round 37. Of the 458 stored held-out and fresh looks of rounds 33–37, the
-/// 19 stations read under 0.9 called 89.0 % of their clear throws (665/747;
-/// the 13 at 0.8–0.9: 90.3 %), the 439 at 0.9 or more 96.8 % (16,748/17,299):
-/// three times as many throws went to the referee. It is also the bar under which
-/// judging no longer takes the stick reader's surest readings against the
-/// forest's doubt (`verdict::READABLE`).
-pub const FACES_LOOK_ALIKE: f64 = 0.9;
+/// but the crew hears that the faces look alike to the camera: the bar under
+/// which judging no longer takes the stick reader's surest readings against
+/// the forest's doubt (`verdict::READABLE`; 0.8 here until round 37). Of the
+/// 458 stored held-out and fresh looks of rounds 33–37, the 19 stations read
+/// under 0.9 called 89.0 % of their clear throws (665/747; the 13 at 0.8–0.9
+/// 90.3 %), the 439 at 0.9 or more 96.8 % (16,748/17,299): three times as
+/// many throws went to the referee.
+pub const FACES_LOOK_ALIKE: f64 = verdict::READABLE;
 
 /// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
 /// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):

@@ -733,9 +733,9 @@ fn lone_stick(rr: &opencv::core::RotatedRect, origin: [f64; 2], area: f64, ratio
 /// first look found whole and `pieces` the rest. A blob of `low` is fitted
 /// again when it holds a piece's centre, or no whole stick's centre (a stick
 /// the first look missed), or, with `refit_whole` (where sticks are
-/// missing), one whole stick (two sticks the first look took for one); never one that holds two or
-/// more whole sticks, the costliest to fit, where the first look's split
-/// stands. Every whole stick outside the blobs fitted again stays as the
+/// missing), one whole stick (two sticks the first look took for one);
+/// never one that holds two or more whole sticks, the costliest to fit,
+/// where the first look's split stands. Every whole stick outside the blobs fitted again stays as the
 /// first look placed it. Returns `low` with only those blobs left, and the
 /// whole sticks kept: the second look costs the few small blobs of a stick
 /// in pieces, not the whole throw again.

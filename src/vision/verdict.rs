@@ -621,7 +621,7 @@ fn forest_doubts(p: &FaceProbs, taught: &Taught) -> bool {
 /// (ADR 0058). Only where the forest and the net together lean its way: on
 /// fresh look 1004886 (0.97) it read a lone stick on its edge round at
 /// 0.9936 where the net read it flat (ADR 0063).
-const READABLE: f64 = 0.9;
+pub(crate) const READABLE: f64 = 0.9;
 const READABLE_LONE_SURE: f64 = 0.99;
 
 /// For each stick, whether it is one of two sticks alone in a blob that
