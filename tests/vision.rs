@@ -129,6 +129,49 @@ fn calibration_maps_the_mat_to_centimetres() {
     }
 }
 
+/// A square mat's edge where calibration puts it, against where the
+/// generator drew it: read from the outline of the mask alone, it lay about
+/// half a small-picture pixel inside (0.3 cm on these mats), and the lens
+/// term fitted to its stepped sides read a corner 3.9 cm off (look 1000507).
+#[test]
+fn calibration_finds_a_square_mat_s_edge_to_a_fraction_of_a_centimetre() {
+    let mut errors = Vec::new();
+    let mut mats = 0;
+    for i in 0..31 {
+        let look = Look::random(HELD_OUT_LOOK_BASE + 500 + i, W, H);
+        if look.mat_shape != sim::MatShape::Square {
+            continue;
+        }
+        let Ok(cal) = calibrate(&empty_of(&look), spec(&look)) else {
+            continue;
+        };
+        mats += 1;
+        let half = look.mat_size_cm / 2.0;
+        for k in 0..16 {
+            let a = k as f64 / 16.0 * std::f64::consts::TAU;
+            // On the edge, towards angle `a` from the centre.
+            let s = a.cos().abs().max(a.sin().abs());
+            let p = [half * a.cos() / s, half * a.sin() / s];
+            let cm = cal
+                .map
+                .to_cm(look.camera.project([p[0], p[1], 0.0]).unwrap());
+            let off = ((cm[0] - p[0]) * p[0] + (cm[1] - p[1]) * p[1]) / p[0].hypot(p[1]);
+            assert!(
+                off.abs() < 2.0,
+                "look {}: the edge point {p:?} read {off:.2} cm off",
+                look.seed
+            );
+            errors.push(off);
+        }
+    }
+    assert!(mats >= 10, "only {mats} square mats calibrated");
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    assert!(
+        mean.abs() < 0.15,
+        "the edge read {mean:.2} cm out on average"
+    );
+}
+
 #[test]
 fn calibration_notes_a_mat_that_shows_small_in_the_picture() {
     use yutstation::vision::calibrate::{calibration_notes, SMALL_IN_PICTURE_PX_PER_CM};
@@ -408,6 +451,57 @@ fn each_hard_case_is_called_right_or_referred() {
     }
 }
 
+/// How far inside the mat's edge the station puts the middles of sticks
+/// lying near it, against the truth (cm, each stick found where one lies):
+/// what a stick is judged off the mat or on the line by. The mat's outline
+/// was read about half a small-picture pixel inside its edge, and a stick
+/// standing above the mat was read where the camera's ray through it meets
+/// the mat, further out: 0.7 cm too far out on average at the edge of the
+/// mats of round 37's fresh sets.
+#[test]
+fn sticks_near_the_mat_s_edge_are_placed_where_they_lie() {
+    let mut errors = Vec::new();
+    for look in looks() {
+        let d = station(&look);
+        for case in [HardCase::OffMat, HardCase::OnLine] {
+            for seed in 0..6u64 {
+                let (scene, truth) = sim::throw_scene(&look, seed * 17 + 3, Some(case));
+                let v = judge_scene(&d, &look, &scene);
+                for t in &truth.sticks {
+                    if look.inside_by(t.center_cm).abs() > 15.0 {
+                        continue;
+                    }
+                    let Some(s) = v.sticks.iter().find(|s| {
+                        (s.center_px[0] - t.center_px[0]).hypot(s.center_px[1] - t.center_px[1])
+                            < 4.0
+                    }) else {
+                        continue;
+                    };
+                    errors.push(look.inside_by(s.center_cm) - look.inside_by(t.center_cm));
+                }
+            }
+        }
+    }
+    assert!(
+        errors.len() >= 12,
+        "only {} sticks near the edge found",
+        errors.len()
+    );
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    eprintln!(
+        "near-edge placement errors: mean {mean:.2} of {:?}",
+        errors
+            .iter()
+            .map(|e| (e * 100.0).round() / 100.0)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        mean.abs() < 0.25,
+        "placed {mean:.2} cm off on average: {errors:?}"
+    );
+    assert!(errors.iter().all(|e| e.abs() < 1.5), "{errors:?}");
+}
+
 #[test]
 fn tracker_calls_each_throw_once_and_never_while_moving() {
     let look = Look::random(HELD_OUT_LOOK_BASE + 77, 320, 200);
@@ -616,11 +710,13 @@ fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
 
 #[test]
 fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
-    // Look 3093 (a hard-case training seed no model learned from): the
-    // reader takes a taught stick for its own face at about 63 %. Taught at
-    // the old bar of 0.5, it called three lone flat faces round with all
-    // three readers sure (ADR 0067).
-    let (mut taught, set, _) = taught_set(&Look::random(3_093, 1280, 720));
+    // Held-out look 1006149: the reader takes a taught stick for its own
+    // face at about 59 %. (Look 3093, which this test used until round 38,
+    // was taught at 63 % then; taught since on a mat outline read to a
+    // fraction of a pixel, it reads at 71 %. Taught at the old bar of 0.5,
+    // it had called three lone flat faces round with all three readers
+    // sure, ADR 0067.)
+    let (mut taught, set, _) = taught_set(&Look::random(1_006_149, 1280, 720));
     let err = vision::check_readable(&model(), &mut taught, &set).unwrap_err();
     let vision::TeachError::Unreadable(worst) = err else {
         panic!("{err}");

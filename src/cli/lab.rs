@@ -14,7 +14,7 @@ use yutstation::sim::{self, ThrowTruth, TruthFace, TruthPlacement};
 use yutstation::vision::calibrate::Calibration;
 use yutstation::vision::classify::{CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
 use yutstation::vision::sticks::Found;
-use yutstation::vision::{refresh_all, Measured, TeachSet};
+use yutstation::vision::{on_mat, refresh_all, Measured, TeachSet};
 
 /// One generated station and its throws, as measured.
 #[derive(Serialize, Deserialize)]
@@ -51,21 +51,38 @@ impl LookDump {
             .with_context(|| format!("writing {}", path.display()))
     }
 
-    /// Read one dump and recompute every stick's features from its patch.
+    /// Read one dump and recompute every stick's features from its patch,
+    /// and where it lies on the mat from where it was found (so a dump
+    /// rendered before the parallax of a stick's height was taken off is
+    /// placed as the station places it now).
     pub fn read(path: &Path) -> Result<LookDump> {
         let file =
             std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
         let mut d: LookDump = ciborium::from_reader(std::io::BufReader::new(file))
             .with_context(|| format!("{}: not a look dump", path.display()))?;
+        let camera = d.calibration.camera();
+        let width_cm = d.teach.width_cm;
         let t = &mut d.teach;
         for pic in [&mut t.front, &mut t.back, &mut t.marked] {
-            refresh_all(pic);
+            place_and_refresh(&d.calibration, width_cm, camera, pic);
         }
         for th in &mut d.throws {
-            refresh_all(&mut th.sticks);
+            place_and_refresh(&d.calibration, width_cm, camera, &mut th.sticks);
         }
         Ok(d)
     }
+}
+
+fn place_and_refresh(
+    cal: &Calibration,
+    width_cm: f64,
+    camera: Option<[f64; 3]>,
+    sticks: &mut [Measured],
+) {
+    for s in sticks.iter_mut() {
+        (s.center_cm, s.corners_cm) = on_mat(cal, &s.found, width_cm, camera);
+    }
+    refresh_all(sticks);
 }
 
 /// Every dump file in these folders, in name order, each look once: two

@@ -131,6 +131,59 @@ impl MatMap {
         self.lens.distort(self.h.inverse().apply(cm))
     }
 
+    /// Where the camera stands, in mat centimetres (x, y, and its height
+    /// above the mat), read from the map as a pinhole camera whose principal
+    /// point is the lens centre. The focal length comes from the map's
+    /// perspective where its two measures of it agree within
+    /// [`FOCAL_AGREE`]; under a few degrees of tilt there is too little
+    /// perspective to tell, and `default_focal_px` stands in (an error of
+    /// a sixth in it moves a stick's point at the mat's edge by about a
+    /// twentieth of a centimetre). `None` where the map is no view from above.
+    pub fn camera_centre(&self, default_focal_px: f64) -> Option<[f64; 3]> {
+        let m = self.h.inverse().0;
+        let [cx, cy] = self.lens.center;
+        // The columns of the mat → pixel map, the principal point at 0.
+        let col = |j: usize| [m[0][j] - cx * m[2][j], m[1][j] - cy * m[2][j], m[2][j]];
+        let (h1, h2, h3) = (col(0), col(1), col(2));
+        let f = focal_from_perspective(h1, h2).unwrap_or(default_focal_px);
+        let a = |h: [f64; 3]| [h[0] / f, h[1] / f, h[2]];
+        let (a1, a2, a3) = (a(h1), a(h2), a(h3));
+        let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        let mut scale = 2.0 / (norm(a1) + norm(a2));
+        // The mat lies in front of the camera.
+        if a3[2] < 0.0 {
+            scale = -scale;
+        }
+        let (r1, r2, t) = (
+            a1.map(|v| v * scale),
+            a2.map(|v| v * scale),
+            a3.map(|v| v * scale),
+        );
+        let r3 = [
+            r1[1] * r2[2] - r1[2] * r2[1],
+            r1[2] * r2[0] - r1[0] * r2[2],
+            r1[0] * r2[1] - r1[1] * r2[0],
+        ];
+        let dot = |u: [f64; 3], v: [f64; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+        let centre = [-dot(r1, t), -dot(r2, t), dot(r3, t).abs()];
+        (centre.iter().all(|v| v.is_finite()) && centre[2] > 1.0).then_some(centre)
+    }
+
+    /// The point of the mat under a point `height` cm above it that shows at
+    /// `px`, seen from a camera at `camera` ([`MatMap::camera_centre`]):
+    /// the map alone puts it where the camera's ray through it meets the
+    /// mat, further from the camera.
+    pub fn under(&self, px: [f64; 2], height: f64, camera: Option<[f64; 3]>) -> [f64; 2] {
+        let p = self.to_cm(px);
+        match camera {
+            Some([x, y, z]) if z > height => {
+                let k = (z - height) / z;
+                [x + (p[0] - x) * k, y + (p[1] - y) * k]
+            }
+            _ => p,
+        }
+    }
+
     /// Pixels per centimetre near an image point.
     pub fn px_per_cm(&self, px: [f64; 2]) -> f64 {
         let c = self.to_cm(px);
@@ -139,6 +192,27 @@ impl MatMap {
         let det = (a[0] - c[0]) * (b[1] - c[1]) - (a[1] - c[1]) * (b[0] - c[0]);
         1.0 / det.abs().sqrt()
     }
+}
+
+/// How closely the two measures of the focal length a plane's perspective
+/// gives ([`focal_from_perspective`]) must agree to be taken.
+pub const FOCAL_AGREE: f64 = 0.15;
+
+/// The focal length (pixels) a view of a plane implies, from the first two
+/// columns of its plane → pixel map (principal point at 0): the plane's two
+/// axes must be at right angles and of one length. Each gives a measure;
+/// `None` where either is missing (no perspective to read it from) or they
+/// differ by more than [`FOCAL_AGREE`].
+fn focal_from_perspective(h1: [f64; 3], h2: [f64; 3]) -> Option<f64> {
+    let right_angle = -(h1[0] * h2[0] + h1[1] * h2[1]) / (h1[2] * h2[2]);
+    let one_length = (h1[0] * h1[0] + h1[1] * h1[1] - h2[0] * h2[0] - h2[1] * h2[1])
+        / (h2[2] * h2[2] - h1[2] * h1[2]);
+    if !(right_angle.is_finite() && one_length.is_finite() && right_angle > 0.0 && one_length > 0.0)
+    {
+        return None;
+    }
+    let (f1, f2) = (right_angle.sqrt(), one_length.sqrt());
+    ((f1 - f2).abs() <= FOCAL_AGREE * f1.max(f2)).then_some((f1 + f2) / 2.0)
 }
 
 /// The mean of `pts` and the angle (radians) of their long axis, by their
@@ -174,6 +248,84 @@ mod tests {
             let q = h.inverse().apply(dst[i]);
             assert!((q[0] - src[i][0]).abs() < 1e-6 && (q[1] - src[i][1]).abs() < 1e-6);
         }
+    }
+
+    /// The map (undistorted pixels → mat cm) of a pinhole camera at `pos`
+    /// (mat cm), focal length `f`, principal point (640, 360), looking at the
+    /// mat's centre with image x along mat x; and where it shows a point in
+    /// the room.
+    fn camera_map(pos: [f64; 3], f: f64) -> (MatMap, impl Fn([f64; 3]) -> [f64; 2]) {
+        let norm = |v: [f64; 3]| {
+            let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            v.map(|x| x / n)
+        };
+        let cross = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
+        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        // Forward to the mat's centre; image x along mat x, image y down (mat y up).
+        let z = norm([-pos[0], -pos[1], -pos[2]]);
+        let along = z[0];
+        let x = norm([1.0 - along * z[0], -along * z[1], -along * z[2]]);
+        let y = cross(z, x);
+        let project = move |p: [f64; 3]| {
+            let d = [p[0] - pos[0], p[1] - pos[1], p[2] - pos[2]];
+            let zc = dot(z, d);
+            [640.0 + f * dot(x, d) / zc, 360.0 + f * dot(y, d) / zc]
+        };
+        let src = [[-80.0, 80.0], [80.0, 80.0], [80.0, -80.0], [-80.0, -80.0]];
+        let px = src.map(|c| project([c[0], c[1], 0.0]));
+        let h = Homography::from_points(&px, &src).unwrap();
+        let lens = Lens {
+            center: [640.0, 360.0],
+            radius: 734.0,
+            k: 0.0,
+        };
+        (MatMap { lens, h }, project)
+    }
+
+    #[test]
+    fn the_camera_stands_where_the_map_s_perspective_puts_it() {
+        // Tilted 12° and 4°: the perspective tells the focal length.
+        for pos in [[55.0, -10.0, 255.0], [12.0, 14.0, 240.0]] {
+            let (map, _) = camera_map(pos, 700.0);
+            let c = map.camera_centre(900.0).unwrap();
+            for k in 0..3 {
+                assert!((c[k] - pos[k]).abs() < 0.5, "{c:?} for {pos:?}");
+            }
+        }
+        // Straight down the map shows no perspective: the usual focal
+        // length stands in, and the height follows from the scale.
+        let (map, _) = camera_map([0.0, 0.0, 250.0], 700.0);
+        let c = map.camera_centre(840.0).unwrap();
+        assert!(c[0].abs() < 0.5 && c[1].abs() < 0.5, "{c:?}");
+        assert!((c[2] - 300.0).abs() < 1.0, "{c:?}");
+    }
+
+    #[test]
+    fn a_point_above_the_mat_is_placed_on_the_mat_under_it() {
+        let pos = [55.0, -10.0, 255.0];
+        let (map, project) = camera_map(pos, 700.0);
+        let camera = map.camera_centre(900.0);
+        for p in [[90.0, 0.0], [-85.0, 40.0], [0.0, 0.0], [20.0, -95.0]] {
+            let px = project([p[0], p[1], 1.2]);
+            let q = map.under(px, 1.2, camera);
+            assert!((q[0] - p[0]).hypot(q[1] - p[1]) < 0.01, "{q:?} for {p:?}");
+            // The map alone puts it further from the camera.
+            let seen = map.to_cm(px);
+            let away = |a: [f64; 2]| (a[0] - pos[0]).hypot(a[1] - pos[1]);
+            assert!(
+                away(seen) > away(p) + 0.1 || away(p) < 10.0,
+                "{seen:?} for {p:?}"
+            );
+        }
+        // No camera known: the map's own reading.
+        let px = project([90.0, 0.0, 1.2]);
+        assert_eq!(map.under(px, 1.2, None), map.to_cm(px));
     }
 
     #[test]

@@ -94,6 +94,19 @@ impl Measured {
     }
 }
 
+/// Where a found stick lies on the mat (cm): its middle and its footprint's
+/// corners, each the point of the mat under it
+/// ([`Calibration::under_stick`]; `camera` from [`Calibration::camera`]).
+pub fn on_mat(
+    cal: &Calibration,
+    s: &Found,
+    width_cm: f64,
+    camera: Option<[f64; 3]>,
+) -> ([f64; 2], [[f64; 2]; 4]) {
+    let under = |px: [f64; 2]| cal.under_stick(px, width_cm, camera);
+    (under(s.center), s.corners().map(under))
+}
+
 /// Recompute the features of all the sticks of one frame.
 pub fn refresh_all(sticks: &mut [Measured]) {
     let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
@@ -230,6 +243,7 @@ pub fn measure_placed(
         refit_split(frame, empty, colour_bar, &mut found, &size_at)?;
     }
     found.iter_mut().for_each(|s| place(s, size_at(s.center)));
+    let camera = cal.camera();
     found
         .iter()
         .enumerate()
@@ -237,10 +251,10 @@ pub fn measure_placed(
             let nominal = size_at(s.center);
             let p = patch(frame, empty, &mask, sc, &s, nominal)?;
             let f = features(&p, &s, nominal, &others_than(&found, i));
-            let corners = s.corners().map(|c| cal.map.to_cm(c));
+            let (center_cm, corners_cm) = on_mat(cal, &s, size_cm.1, camera);
             Ok(Measured {
-                center_cm: cal.map.to_cm(s.center),
-                corners_cm: corners,
+                center_cm,
+                corners_cm,
                 found: s,
                 patch: p,
                 nominal,

@@ -294,9 +294,33 @@ const SHALLOW_COS: f64 = 0.9;
 const SIDE_OVERLAP: f64 = 0.15;
 const PAIR_COS: f64 = 0.99;
 
-/// Placement margin (cm) inside which the edge decision goes to the referee
-/// (a stick centre read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
-const LINE_MARGIN_CM: f64 = 3.0;
+/// Placement margin (cm): a stick whose middle is read this near the mat's
+/// edge, either side, goes to the referee (`on_line`). It was 3 cm while
+/// sticks near the edge were read 0.6 cm too far out on average (a stick's
+/// middle read 2.5 cm off on a round, tilted mat made a silent 낙 at 1 cm).
+/// Since round 38 the mat's outline is read to a fraction of a pixel and
+/// the parallax of a stick's height is taken off (ADR 0086): on the 128
+/// looks of eight fresh sets rendered both ways, the middles of the 2,015
+/// sticks found within 25 cm of the edge were off by +0.05 cm on average
+/// (−0.60 before), p99 1.67 cm (2.21), the largest 3.76 cm (3.97), from a
+/// round mat tilted 14° whose map is off by that much (look 1006683). What
+/// lies beyond the margin, per stick (the mean of |error| − margin), is
+/// what a stick that near the line risks: 0.0012 cm on round mats and
+/// 0.0022 on square ones at 2.5 cm, against 0.0012 and 0.0030 for the old
+/// placement at 3 cm (those eight sets and round 37's six); at 2 cm it
+/// would be 0.0026 and 0.0047.
+const LINE_MARGIN_CM: f64 = 2.5;
+
+/// A stick whose middle is read inside the mat, beyond [`LINE_MARGIN_CM`],
+/// is still on the line (`on_line`, to the referee) when its footprint's
+/// outermost corner is read within this of the edge (cm). 0.6 until round
+/// 38, when sticks near the edge were read 0.6 cm too far out, which added
+/// to it; with that bias gone (ADR 0086), a stick whose far end lay over
+/// the line, found short and 5 px off, was read with its corner 1.1 cm
+/// inside (look 1006579, throw 9, an ambiguous throw then called). On the
+/// eight fresh sets of round 38, of the sticks truly inside with every
+/// corner at least 2 cm from the edge, one was read under 1.2 cm (at 1.15).
+const CORNER_MARGIN_CM: f64 = 1.2;
 
 /// A lone stick found shorter than this share of a stick, on the mat: the
 /// rest of it may lie beyond the mat's edge, on a floor the foreground does
@@ -733,8 +757,13 @@ const PAIR_READER_SURE: f64 = 0.99;
 /// 0.97 calls 24 more clear throws and nothing wrong; 0.95 lets through a
 /// pair read at 0.954 (a silent 개 for 뒷도, look 403100 throw 1), and 0.9 a
 /// stick on its edge beside one read at 0.92 (fresh look 1004570, throw 75;
-/// ADR 0066).
-const SHORT_PAIR_READER_SURE: f64 = 0.97;
+/// ADR 0066). 0.98 since round 38: twice a flat face and a stick on its
+/// edge beside it were both read flat, the less sure of the two at 0.972
+/// and 0.980 (silent 개 for 뒷도 on training look 200254, throw 8, and 윷
+/// for 걸 on fresh look 1006450, throw 0); 0.98 referred them and 7 clear throws over the seven
+/// held-out sets, the other stored fresh sets, the training looks of seeds
+/// 11 and 12 and round 38's six fresh sets (about 29,000 clear throws).
+const SHORT_PAIR_READER_SURE: f64 = 0.98;
 
 /// The stick reader (where it read) is all but certain of this stick's face
 /// ([`PAIR_READER_SURE`]).
@@ -896,7 +925,7 @@ pub fn judge_with(
             (Placement::OnLine, 0.5)
         } else if min_corner < -0.3 {
             (Placement::OnLine, 1.0)
-        } else if min_corner < 0.6 || short_near_edge(s, min_corner, taught) {
+        } else if min_corner < CORNER_MARGIN_CM || short_near_edge(s, min_corner, taught) {
             (Placement::OnLine, 0.6)
         } else {
             (Placement::OnMat, 1.0)
@@ -1956,12 +1985,15 @@ mod tests {
     fn a_short_pair_is_read_where_the_stick_reader_is_sure_of_both_above_the_stick_on_its_edge() {
         let read = |own: [f64; 3]| three_read(own, own, own);
         let sure = sure_enough_for_short_pair;
-        assert!(sure(&read([0.975, 0.0, 0.025])));
+        assert!(sure(&read([0.985, 0.0, 0.015])));
         assert!(sure(&read([0.0, 0.98, 0.02])));
         // The stick on its edge the pair check caught (ADR 0049).
         assert!(!sure(&read([0.96, 0.0, 0.04])));
+        // The flat face beside a stick on its edge, both read flat, on fresh
+        // look 1006450 (throw 0; ADR 0086).
+        assert!(!sure(&read([0.9797, 0.0, 0.0197])));
         // Sure of the face but seeing some "neither".
-        assert!(!sure(&read([0.97, 0.0, 0.03 + 1e-9])));
+        assert!(!sure(&read([0.98, 0.0, 0.02 + 1e-9])));
         assert!(!sure(&FaceProbs::single([1.0, 0.0, 0.0])));
     }
 }
