@@ -620,8 +620,8 @@ fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>
 /// of its edge pixels in the small picture, so it lies about half of one of
 /// those (`half_px`, full-size pixels) inside the edge, and steps by whole
 /// ones: on 52 generated square mats the sides fitted to it put the mat's
-/// edge 0.5 cm inside the truth, and the lens term fitted to sides that
-/// straight was off enough to read sticks near a corner 2 cm off.
+/// edge 0.5 cm inside the truth, and the lens term fitted to those stepped
+/// sides read a few mats' corners 2–4 cm off (ADR 0086).
 /// Each point moves to where the colour, along the outline's normal, is
 /// half-way between the mat's and the floor's a few pixels either side;
 /// where the picture shows no clear step (a shadow, a stick on the rim) it

@@ -1,6 +1,8 @@
 //! Plane geometry: the image → mat mapping (one radial lens term, then a
-//! homography) and its inverse, and the principal axis of a set of points
-//! (the mat outline's sides at calibration, a pair's blob in the finder).
+//! homography) and its inverse, the camera's place read from it and the
+//! point of the mat under a point above it (a stick's middle), and the
+//! principal axis of a set of points (the mat outline's sides at
+//! calibration, a pair's blob in the finder).
 
 use serde::{Deserialize, Serialize};
 
