@@ -760,9 +760,10 @@ const PAIR_READER_SURE: f64 = 0.99;
 /// ADR 0066). 0.98 since round 38: twice a flat face and a stick on its
 /// edge beside it were both read flat, the less sure of the two at 0.972
 /// and 0.980 (silent 개 for 뒷도 on training look 200254, throw 8, and 윷
-/// for 걸 on fresh look 1006450, throw 0); 0.98 referred them and 7 clear throws over the seven
-/// held-out sets, the other stored fresh sets, the training looks of seeds
-/// 11 and 12 and round 38's six fresh sets (about 29,000 clear throws).
+/// for 걸 on fresh look 1006450, throw 0); 0.98 referred them and 7 clear
+/// throws over the seven held-out sets, the other stored fresh sets, the
+/// training looks of seeds 11 and 12 and round 38's eight fresh sets
+/// (30,521 clear throws; ADR 0086).
 const SHORT_PAIR_READER_SURE: f64 = 0.98;
 
 /// The stick reader (where it read) is all but certain of this stick's face
