@@ -524,25 +524,15 @@ fn unsupported_side(
     if n < 8 {
         return Ok(None);
     }
-    let c = outline.iter().fold([0.0, 0.0], |a, p| {
-        [a[0] + p[0] / n as f64, a[1] + p[1] / n as f64]
-    });
+    let c = centroid(outline);
     // A few pixels either side, scaled with the picture.
     let d = (w.max(h) as f64 / 200.0).max(3.0);
     let mut steps: Vec<(f64, [f64; 2])> = Vec::new();
     for i in 0..n {
-        let (a, b) = (outline[(i + n - 1) % n], outline[(i + 1) % n]);
-        let t = [b[0] - a[0], b[1] - a[1]];
-        let l = t[0].hypot(t[1]);
-        if l < 1e-6 {
+        let Some(nrm) = outward_normal(outline, i, 1, c) else {
             continue;
-        }
-        let mut nrm = [-t[1] / l, t[0] / l];
+        };
         let p = outline[i];
-        // Outward: away from the outline's centre.
-        if nrm[0] * (p[0] - c[0]) + nrm[1] * (p[1] - c[1]) < 0.0 {
-            nrm = [-nrm[0], -nrm[1]];
-        }
         let (Some(inside), Some(outside)) = (
             at(p[0] - nrm[0] * d, p[1] - nrm[1] * d),
             at(p[0] + nrm[0] * d, p[1] + nrm[1] * d),
@@ -615,6 +605,42 @@ fn centre_blob(mask: &[u8], sw: usize, sh: usize) -> Result<Option<Vector<Point>
     Ok(best.map(|b| b.1))
 }
 
+/// The mean of the points of an outline.
+fn centroid(pts: &[[f64; 2]]) -> [f64; 2] {
+    let n = pts.len() as f64;
+    pts.iter()
+        .fold([0.0, 0.0], |a, p| [a[0] + p[0] / n, a[1] + p[1] / n])
+}
+
+/// The unit normal of a closed outline at point `i`, across the chord from
+/// the point `reach` before it to the one `reach` after; `None` where those
+/// two coincide.
+fn outline_normal(pts: &[[f64; 2]], i: usize, reach: usize) -> Option<[f64; 2]> {
+    let n = pts.len();
+    let (a, b) = (pts[(i + n - reach) % n], pts[(i + reach) % n]);
+    let t = [b[0] - a[0], b[1] - a[1]];
+    let l = t[0].hypot(t[1]);
+    (l >= 1e-6).then(|| [-t[1] / l, t[0] / l])
+}
+
+/// [`outline_normal`], turned to point away from the outline's `centre`.
+fn outward_normal(pts: &[[f64; 2]], i: usize, reach: usize, centre: [f64; 2]) -> Option<[f64; 2]> {
+    let nrm = outline_normal(pts, i, reach)?;
+    let p = pts[i];
+    Some(
+        if nrm[0] * (p[0] - centre[0]) + nrm[1] * (p[1] - centre[1]) < 0.0 {
+            [-nrm[0], -nrm[1]]
+        } else {
+            nrm
+        },
+    )
+}
+
+/// The mean of colour samples along a profile.
+fn mean_colour(s: &[[f64; 3]]) -> [f64; 3] {
+    std::array::from_fn(|k| s.iter().map(|c| c[k]).sum::<f64>() / s.len() as f64)
+}
+
 /// The outline points moved onto the mat's edge as the full picture shows
 /// it, to a fraction of a pixel. The mask's outline runs through the centres
 /// of its edge pixels in the small picture, so it lies about half of one of
@@ -651,26 +677,17 @@ fn refine_outline(
     if n < 16 {
         return Ok(pts.to_vec());
     }
-    let c = pts.iter().fold([0.0, 0.0], |a, p| {
-        [a[0] + p[0] / n as f64, a[1] + p[1] / n as f64]
-    });
+    let c = centroid(pts);
     // Far enough either side to hold the blur of the small picture's mask.
     let reach = (4.0 * half_px).max(3.0);
     let step = 0.25;
     let m = (reach / step).round() as i32;
     let out = (0..n)
         .map(|i| {
-            let (a, b) = (pts[(i + n - 4) % n], pts[(i + 4) % n]);
-            let t = [b[0] - a[0], b[1] - a[1]];
-            let l = t[0].hypot(t[1]);
             let p = pts[i];
-            if l < 1e-6 {
+            let Some(nrm) = outward_normal(pts, i, 4, c) else {
                 return p;
-            }
-            let mut nrm = [-t[1] / l, t[0] / l];
-            if nrm[0] * (p[0] - c[0]) + nrm[1] * (p[1] - c[1]) < 0.0 {
-                nrm = [-nrm[0], -nrm[1]];
-            }
+            };
             let moved = |d: f64| [p[0] + nrm[0] * d, p[1] + nrm[1] * d];
             let fallback = moved(half_px);
             let prof: Option<Vec<[f64; 3]>> = (-m..=m)
@@ -681,11 +698,8 @@ fn refine_outline(
                 .collect();
             let Some(prof) = prof else { return fallback };
             let ends = (m as usize / 4).max(2);
-            let mean = |s: &[[f64; 3]]| -> [f64; 3] {
-                std::array::from_fn(|k| s.iter().map(|c| c[k]).sum::<f64>() / s.len() as f64)
-            };
-            let inside = mean(&prof[..ends]);
-            let outside = mean(&prof[prof.len() - ends..]);
+            let inside = mean_colour(&prof[..ends]);
+            let outside = mean_colour(&prof[prof.len() - ends..]);
             let d: [f64; 3] = std::array::from_fn(|k| outside[k] - inside[k]);
             let size = d.iter().map(|v| v * v).sum::<f64>().sqrt();
             if size < 15.0 {
@@ -726,27 +740,15 @@ fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
     let step = (n / 60).max(1);
     const R: i32 = 20;
     for i in (0..n).step_by(step) {
-        let a = pts[(i + n - 4) % n];
-        let b = pts[(i + 4) % n];
-        let t = [b[0] - a[0], b[1] - a[1]];
-        let l = t[0].hypot(t[1]);
-        if l < 1e-6 {
+        let Some(nrm) = outline_normal(pts, i, 4) else {
             continue;
-        }
-        let nrm = [-t[1] / l, t[0] / l];
+        };
         let prof: Option<Vec<[f64; 3]>> = (-R..=R)
             .map(|k| at(pts[i][0] + nrm[0] * k as f64, pts[i][1] + nrm[1] * k as f64))
             .collect();
         let Some(prof) = prof else { continue };
-        let mean = |s: &[[f64; 3]]| -> [f64; 3] {
-            let mut m = [0.0; 3];
-            for c in s {
-                (0..3).for_each(|j| m[j] += c[j] / s.len() as f64);
-            }
-            m
-        };
-        let lo = mean(&prof[..5]);
-        let hi = mean(&prof[prof.len() - 5..]);
+        let lo = mean_colour(&prof[..5]);
+        let hi = mean_colour(&prof[prof.len() - 5..]);
         let d = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
         let step_h = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
         if step_h < 15.0 {
