@@ -252,57 +252,49 @@ mod tests {
         }
     }
 
-    /// The map (undistorted pixels → mat cm) of a pinhole camera at `pos`
-    /// (mat cm), focal length `f`, principal point (640, 360), looking at the
-    /// mat's centre with image x along mat x; and where it shows a point in
-    /// the room.
-    fn camera_map(pos: [f64; 3], f: f64) -> (MatMap, impl Fn([f64; 3]) -> [f64; 2]) {
-        let norm = |v: [f64; 3]| {
-            let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            v.map(|x| x / n)
-        };
-        let cross = |a: [f64; 3], b: [f64; 3]| {
-            [
-                a[1] * b[2] - a[2] * b[1],
-                a[2] * b[0] - a[0] * b[2],
-                a[0] * b[1] - a[1] * b[0],
-            ]
-        };
-        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-        // Forward to the mat's centre; image x along mat x, image y down (mat y up).
-        let z = norm([-pos[0], -pos[1], -pos[2]]);
-        let along = z[0];
-        let x = norm([1.0 - along * z[0], -along * z[1], -along * z[2]]);
-        let y = cross(z, x);
-        let project = move |p: [f64; 3]| {
-            let d = [p[0] - pos[0], p[1] - pos[1], p[2] - pos[2]];
-            let zc = dot(z, d);
-            [640.0 + f * dot(x, d) / zc, 360.0 + f * dot(y, d) / zc]
-        };
+    use crate::sim::Camera;
+
+    /// A generated camera `dist` cm from the mat's centre, tilted `tilt_deg`
+    /// towards azimuth `azimuth` (radians), focal length `f`, no lens
+    /// distortion, and its map (undistorted pixels → mat cm) of the mat.
+    fn camera_and_map(dist: f64, tilt_deg: f64, azimuth: f64, f: f64) -> (Camera, MatMap) {
+        let (w, h) = (1280, 720);
+        let cam = Camera::looking_at(
+            [0.0, 0.0],
+            dist,
+            tilt_deg.to_radians(),
+            azimuth,
+            0.0,
+            f,
+            0.0,
+            w,
+            h,
+        );
         let src = [[-80.0, 80.0], [80.0, 80.0], [80.0, -80.0], [-80.0, -80.0]];
-        let px = src.map(|c| project([c[0], c[1], 0.0]));
-        let h = Homography::from_points(&px, &src).unwrap();
-        let lens = Lens {
-            center: [640.0, 360.0],
-            radius: 734.0,
-            k: 0.0,
-        };
-        (MatMap { lens, h }, project)
+        let px = src.map(|c| cam.project([c[0], c[1], 0.0]).unwrap());
+        let hmg = Homography::from_points(&px, &src).unwrap();
+        (
+            cam,
+            MatMap {
+                lens: Lens::none(w, h),
+                h: hmg,
+            },
+        )
     }
 
     #[test]
     fn the_camera_stands_where_the_map_s_perspective_puts_it() {
         // Tilted 12° and 4°: the perspective tells the focal length.
-        for pos in [[55.0, -10.0, 255.0], [12.0, 14.0, 240.0]] {
-            let (map, _) = camera_map(pos, 700.0);
+        for (dist, tilt, azimuth) in [(261.0, 12.0, -0.18), (241.0, 4.0, 0.86)] {
+            let (cam, map) = camera_and_map(dist, tilt, azimuth, 700.0);
             let c = map.camera_centre(900.0).unwrap();
             for k in 0..3 {
-                assert!((c[k] - pos[k]).abs() < 0.5, "{c:?} for {pos:?}");
+                assert!((c[k] - cam.pos[k]).abs() < 0.5, "{c:?} for {:?}", cam.pos);
             }
         }
         // Straight down the map shows no perspective: the usual focal
         // length stands in, and the height follows from the scale.
-        let (map, _) = camera_map([0.0, 0.0, 250.0], 700.0);
+        let (_, map) = camera_and_map(250.0, 0.0, 0.0, 700.0);
         let c = map.camera_centre(840.0).unwrap();
         assert!(c[0].abs() < 0.5 && c[1].abs() < 0.5, "{c:?}");
         assert!((c[2] - 300.0).abs() < 1.0, "{c:?}");
@@ -310,23 +302,23 @@ mod tests {
 
     #[test]
     fn a_point_above_the_mat_is_placed_on_the_mat_under_it() {
-        let pos = [55.0, -10.0, 255.0];
-        let (map, project) = camera_map(pos, 700.0);
+        let (cam, map) = camera_and_map(261.0, 12.0, -0.18, 700.0);
         let camera = map.camera_centre(900.0);
+        let project = |p: [f64; 2]| cam.project([p[0], p[1], 1.2]).unwrap();
         for p in [[90.0, 0.0], [-85.0, 40.0], [0.0, 0.0], [20.0, -95.0]] {
-            let px = project([p[0], p[1], 1.2]);
+            let px = project(p);
             let q = map.under(px, 1.2, camera);
             assert!((q[0] - p[0]).hypot(q[1] - p[1]) < 0.01, "{q:?} for {p:?}");
             // The map alone puts it further from the camera.
             let seen = map.to_cm(px);
-            let away = |a: [f64; 2]| (a[0] - pos[0]).hypot(a[1] - pos[1]);
+            let away = |a: [f64; 2]| (a[0] - cam.pos[0]).hypot(a[1] - cam.pos[1]);
             assert!(
                 away(seen) > away(p) + 0.1 || away(p) < 10.0,
                 "{seen:?} for {p:?}"
             );
         }
         // No camera known: the map's own reading.
-        let px = project([90.0, 0.0, 1.2]);
+        let px = project([90.0, 0.0]);
         assert_eq!(map.under(px, 1.2, None), map.to_cm(px));
     }
 
