@@ -1190,3 +1190,48 @@ fn teaching_picks_the_tilt_of_a_round_mat_from_its_sticks() {
         worst(&t.calibration)
     );
 }
+
+/// The marked picture of a look with another stick, round face up, lying
+/// across a flat face at `along` of its length from its middle (see
+/// [`marked_stick_crossed`]). With `marked` false, the marked stick lies
+/// round face up and another, unmarked, flat face up is the one crossed
+/// (a 도).
+fn flat_face_crossed(look: &Look, along: f64, marked: bool) -> Scene {
+    let mut scene = marked_stick_crossed(look, along);
+    if !marked {
+        scene.sticks[1].roll = std::f64::consts::PI;
+        scene.sticks[2].roll = 0.0;
+        let flat = scene.sticks[2];
+        let l = look.sticks.length;
+        let over = &mut scene.sticks[0];
+        over.yaw = flat.yaw + std::f64::consts::FRAC_PI_2;
+        over.center = [
+            flat.center[0] + flat.yaw.cos() * along * l,
+            flat.center[1] + flat.yaw.sin() * along * l,
+        ];
+    }
+    scene
+}
+
+#[test]
+fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
+    let look = &looks()[0];
+    let d = station(look);
+    let judge =
+        |along: f64, marked: bool| judge_scene(&d, look, &flat_face_crossed(look, along, marked));
+    // Crossed 0.13–0.15 of its length from its middle, the other stick
+    // (grown by `MARK_CLEARANCE`) reaches over the edge of the taught mark
+    // place, not its core: what shows of the place has no mark, the mark
+    // head reads it unmarked too, and 도 is called (referred before ADR 0087).
+    for along in [0.13, 0.15] {
+        let v = judge(along, false);
+        assert_eq!(v.result, Some(ThrowResult::Do), "{along}: {v:?}");
+    }
+    // Across the middle, where the mark would be, the referee decides, and
+    // so where the other reaches the core of the marked stick's place.
+    for (along, marked) in [(0.0, false), (0.0, true), (0.05, true)] {
+        let v = judge(along, marked);
+        assert_eq!(v.result, None, "{along} {marked}: {v:?}");
+        assert!(v.reasons.contains(&vision::Reason::MarkUnclear), "{v:?}");
+    }
+}

@@ -608,25 +608,38 @@ fn colour_distance(a: [f32; 3], b: [f32; 3]) -> f32 {
 /// `keep` only: the others are left out of the stick's median colour too, and
 /// read `None`.
 fn mark_columns(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> Vec<Option<f32>> {
-    let cols: Vec<usize> = MARK_COLS.filter(|&i| keep[i]).collect();
+    mark_columns_seen(p, band, keep, &[false; PL * PW])
+}
+
+/// [`mark_columns`] leaving out the pixels in `hidden` (row-major, as
+/// [`covered_pixels`] gives them): a column is read on the inner rows that
+/// show, and only where at least half of them do.
+fn mark_columns_seen(
+    p: &Patch,
+    band: (f32, f32),
+    keep: &[bool; PL],
+    hidden: &[bool; PL * PW],
+) -> Vec<Option<f32>> {
+    let rows = inner_rows(band);
+    let shown =
+        |i: usize| -> Vec<usize> { rows.clone().filter(|&j| !hidden[j * PL + i]).collect() };
+    let cols: Vec<(usize, Vec<usize>)> = MARK_COLS
+        .filter(|&i| keep[i])
+        .map(|i| (i, shown(i)))
+        .filter(|(_, r)| 2 * r.len() >= rows.clone().count())
+        .collect();
     let mut out = vec![None; PL];
     if cols.is_empty() {
         return out;
     }
-    let rows = inner_rows(band);
-    let inside: Vec<[f32; 3]> = rows
-        .clone()
-        .flat_map(|j| cols.iter().map(move |&i| colour_at(p, i, j)))
+    let inside: Vec<[f32; 3]> = cols
+        .iter()
+        .flat_map(|(i, r)| r.iter().map(move |&j| colour_at(p, *i, j)))
         .collect();
     let med = median_colour(&inside);
     let bright = ((med[0] + med[1] + med[2]) / 3.0).max(8.0);
-    for &i in &cols {
-        out[i] = Some(
-            mean(
-                rows.clone()
-                    .map(|j| colour_distance(colour_at(p, i, j), med)),
-            ) / bright,
-        );
+    for (i, r) in &cols {
+        out[*i] = Some(mean(r.iter().map(|&j| colour_distance(colour_at(p, *i, j), med))) / bright);
     }
     out
 }
@@ -646,6 +659,31 @@ pub fn mark_peak_where(p: &Patch, band: (f32, f32), keep: &[bool; PL]) -> f32 {
     mark_windows(&mark_columns(p, band, keep))
         .map(|(_, v)| v)
         .fold(0.0, f32::max)
+}
+
+/// [`mark_peak_where`] leaving out the pixels in `hidden` (see
+/// [`mark_columns_seen`]).
+pub fn mark_peak_seen(
+    p: &Patch,
+    band: (f32, f32),
+    keep: &[bool; PL],
+    hidden: &[bool; PL * PW],
+) -> f32 {
+    mark_windows(&mark_columns_seen(p, band, keep, hidden))
+        .map(|(_, v)| v)
+        .fold(0.0, f32::max)
+}
+
+/// Whether the middle half of a band's inner rows (where a mark across the
+/// stick lies thickest) shows in every column of `cols`: none of those
+/// pixels in `hidden`.
+pub fn middle_shows(band: (f32, f32), cols: &[bool; PL], hidden: &[bool; PL * PW]) -> bool {
+    let (centre, half) = band;
+    let j0 = (centre - 0.3 * half).round().max(0.0) as usize;
+    let j1 = ((centre + 0.3 * half).round() as usize).min(PW - 1);
+    (0..PL)
+        .filter(|&i| cols[i])
+        .all(|i| (j0..=j1).all(|j| !hidden[j * PL + i]))
 }
 
 /// Where along a stick a patch column lies: its distance from the stick's
@@ -702,13 +740,24 @@ const BEYOND_TOLERANCE: f32 = 0.2;
 /// [`BEYOND_TOLERANCE`]): something lies across or against the stick there,
 /// whatever the fit says of the other sticks. `patch` is the stick's patch as
 /// resampled, the other sticks not painted over.
-pub fn foreground_beyond(patch: &Patch, (centre, half): (f32, f32)) -> [bool; PL] {
+pub fn foreground_beyond(patch: &Patch, band: (f32, f32)) -> [bool; PL] {
+    foreground_beyond_except(patch, band, &[false; PL * PW])
+}
+
+/// [`foreground_beyond`] leaving out the pixels in `explained` (the other
+/// sticks found there, as [`covered_pixels`] gives them): what is left is
+/// foreground no found stick accounts for.
+pub fn foreground_beyond_except(
+    patch: &Patch,
+    (centre, half): (f32, f32),
+    explained: &[bool; PL * PW],
+) -> [bool; PL] {
     let tol = BEYOND_TOLERANCE * (PW as f64 / SPAN_W) as f32;
     let (lo, hi) = (centre - half - tol, centre + half + tol);
     std::array::from_fn(|i| {
         (0..PW)
             .filter(|&j| (j as f32) < lo || (j as f32) > hi)
-            .any(|j| patch.mask[j * PL + i] > 0)
+            .any(|j| patch.mask[j * PL + i] > 0 && !explained[j * PL + i])
     })
 }
 
@@ -784,22 +833,30 @@ pub fn covered_columns(
     others: &[Found],
     margin: f64,
 ) -> [bool; PL] {
-    let mut out = [false; PL];
-    for (i, c) in out.iter_mut().enumerate() {
-        *c = stick_rows().any(|j| {
-            let q = patch_point(s, nominal, i, j);
-            others.iter().any(|o| {
-                in_rect(
-                    q,
-                    o.center,
-                    o.dir,
-                    o.length / 2.0 + margin,
-                    o.width.max(nominal.1) / 2.0 + margin,
-                )
-            })
-        });
-    }
-    out
+    let px = covered_pixels(s, nominal, others, margin);
+    std::array::from_fn(|i| stick_rows().any(|j| px[j * PL + i]))
+}
+
+/// The patch pixels (row-major, `j * PL + i`) that another stick's outline,
+/// grown by `margin` pixels, reaches (see [`covered_columns`]).
+pub fn covered_pixels(
+    s: &Found,
+    nominal: (f64, f64),
+    others: &[Found],
+    margin: f64,
+) -> [bool; PL * PW] {
+    std::array::from_fn(|k| {
+        let q = patch_point(s, nominal, k % PL, k / PL);
+        others.iter().any(|o| {
+            in_rect(
+                q,
+                o.center,
+                o.dir,
+                o.length / 2.0 + margin,
+                o.width.max(nominal.1) / 2.0 + margin,
+            )
+        })
+    })
 }
 
 #[cfg(test)]
@@ -955,6 +1012,21 @@ mod tests {
         let (erased, b) = own_band(&at_middle, &s, nominal, &[]);
         assert!(mark_peak_where(&erased, b, &keep) < 0.05);
         assert!(mark_peak_where(&erased, b, &[true; PL]) > 0.5);
+        // Pixel by pixel: with the inner rows on one side of the mark's
+        // columns hidden, the rest of them still read it; with all of them
+        // hidden, or the middle rows, nothing reads there.
+        let hide = |rows: std::ops::Range<usize>| -> [bool; PL * PW] {
+            std::array::from_fn(|k| (28..36).contains(&(k % PL)) && rows.contains(&(k / PL)))
+        };
+        let (c, h) = b;
+        let upper = hide(0..c.round() as usize);
+        assert!(mark_peak_seen(&erased, b, &[true; PL], &upper) > 0.5);
+        assert!(mark_peak_seen(&erased, b, &[true; PL], &hide(0..PW)) < 0.05);
+        let cols: [bool; PL] = std::array::from_fn(|i| (30..34).contains(&i));
+        assert!(!middle_shows(b, &cols, &upper));
+        let outer = hide(0..(c - 0.5 * h).floor() as usize);
+        assert!(middle_shows(b, &cols, &outer));
+        assert!(mark_peak_seen(&erased, b, &[true; PL], &outer) > 0.5);
     }
 
     #[test]

@@ -5,11 +5,12 @@
 use super::calibrate::Calibration;
 use super::classify::FaceProbs;
 use super::features::{
-    column_reach, covered_columns, crossing_misfit, faint_band_width, foreground_beyond,
-    mark_peak_where, own_band, BAND_WIDTH, N_APPEAR, PL,
+    column_reach, covered_columns, covered_pixels, crossing_misfit, faint_band_width,
+    foreground_beyond, foreground_beyond_except, mark_peak_seen, mark_peak_where, middle_shows,
+    own_band, BAND_WIDTH, N_APPEAR, PL,
 };
 use super::mark_score;
-use super::profile::{Taught, FIT_CONTRAST};
+use super::profile::{self, Taught, FIT_CONTRAST};
 use super::sticks::{covered_share, others_than, Found, THROWN_STICKS};
 use super::Measured;
 use crate::rules::yut::ThrowResult;
@@ -1129,22 +1130,35 @@ pub fn judge_with(
             .filter(|&j| j != i && covered_share(&found[i], std::slice::from_ref(&found[j])) > 0.0)
             .collect();
         let read = if over.is_empty() {
-            Some(m)
+            Some(MarkRead {
+                score: m,
+                partial: false,
+            })
         } else {
             // Lying on top of all of them, its whole face shows.
             let on_top = over.iter().all(|&j| lies_on(sticks, &found, i, j));
             let over: Vec<Found> = over.iter().map(|&j| found[j]).collect();
-            mark_clear_of(&sticks[i], &over, &others, taught, on_top).map(f64::from)
+            mark_clear_of(&sticks[i], &over, &others, taught, on_top)
         };
-        let p_mark = if learned { m } else { p_of(read.unwrap_or(m)) };
+        let taught_read = read.map(|r| r.score);
+        let p_mark = if learned {
+            m
+        } else {
+            p_of(taught_read.unwrap_or(m))
+        };
         marked_up = p_mark > 0.5;
         readings[i].marked = marked_up;
         if front_up.len() == 1 && !any_off {
             let mc = p_mark.max(1.0 - p_mark);
             conf *= mc;
+            // Where another stick reaches over the edge of the taught mark
+            // place, what shows of it must say what the stick reader's mark
+            // head says: two ways of reading agree on a place partly hidden.
+            let agreed =
+                |r: &MarkRead| !r.partial || (learned && (p_of(r.score) > 0.5) == marked_up);
             // Where another stick reaches over the taught mark place, the
             // stick reader's mark head still decides when all but certain.
-            let seen = read.is_some() || (learned && mc >= MARK_HIDDEN_NEED);
+            let seen = read.is_some_and(|r| agreed(&r)) || (learned && mc >= MARK_HIDDEN_NEED);
             // Where the taught mark hardly stands out, only the stick
             // reader's mark head tells the marked stick, and only when all
             // but certain.
@@ -1299,32 +1313,102 @@ const CROSSING_CLEARANCE: f64 = 0.3;
 /// The mark score of a stick that others reach over (`over`: their
 /// footprints overlap its own), read only where the taught mark lies
 /// (`Taught::mark_span`; `others`, all the other sticks, are painted over).
-/// `None` when a stick of `over` (grown by `MARK_CLEARANCE`) or the
-/// foreground past the stick's long edges reaches there, or when the rest of
-/// what shows of the stick reads as a mark while the taught place does not
-/// (the fit may be off along the stick). When the stick lies on top of all
-/// of `over` (`on_top`, see [`lies_on`]) its whole face shows: the taught
-/// place is read whatever reaches there.
+/// Where a stick of `over` (grown by `MARK_CLEARANCE`) or the foreground
+/// past the stick's long edges reaches there, the place is read pixel by
+/// pixel on what shows, and only where its core shows whole ([`mark_core`],
+/// `MARK_CORE_CLEARANCE`; ADR 0087): the read is then `partial`, and calls
+/// only where the stick reader's mark head agrees. `None` when the core does
+/// not show, or when the rest of what shows of the stick reads as a mark
+/// while the taught place does not (the fit may be off along the stick).
+/// When the stick lies on top of all of `over` (`on_top`, see [`lies_on`])
+/// its whole face shows: the taught place is read whatever reaches there.
 fn mark_clear_of(
     s: &Measured,
     over: &[Found],
     others: &[Found],
     taught: &Taught,
     on_top: bool,
-) -> Option<f32> {
+) -> Option<MarkRead> {
     let (erased, band) = own_band(&s.patch, &s.found, s.nominal, others);
     let grown = covered_columns(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
     let beyond = foreground_beyond(&s.patch, band);
     let covered: [bool; PL] = std::array::from_fn(|i| !on_top && (grown[i] || beyond[i]));
     let [lo, hi] = taught.mark_span;
     let in_span: [bool; PL] = std::array::from_fn(|i| (lo..=hi).contains(&column_reach(i)));
-    if (0..PL).any(|i| in_span[i] && covered[i]) {
-        return None;
-    }
-    let at_mark = mark_peak_where(&erased, band, &in_span);
     let elsewhere: [bool; PL] = std::array::from_fn(|i| !in_span[i] && !covered[i]);
     let rest = mark_peak_where(&erased, band, &elsewhere);
-    (at_mark >= taught.mark_threshold || rest < taught.mark_threshold).then_some(at_mark)
+    let partial = (0..PL).any(|i| in_span[i] && covered[i]);
+    let at_mark = if partial {
+        // Another stick reaches over the place: read what shows of it, pixel
+        // by pixel, where the place's core shows whole.
+        let hidden = covered_pixels(&s.found, s.nominal, over, MARK_CORE_CLEARANCE * s.nominal.1);
+        // Foreground beside the stick within `MARK_CLEARANCE` of another is
+        // that one's (its blurred edge, its shadow).
+        let near = covered_pixels(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
+        let unexplained = foreground_beyond_except(&s.patch, band, &near);
+        let core = mark_core(taught.mark_span)?;
+        if (0..PL).any(|i| core[i] && unexplained[i]) || !middle_shows(band, &core, &hidden) {
+            return None;
+        }
+        let shows: [bool; PL] = std::array::from_fn(|i| in_span[i] && !unexplained[i]);
+        mark_peak_seen(&erased, band, &shows, &hidden)
+    } else {
+        mark_peak_where(&erased, band, &in_span)
+    };
+    (at_mark >= taught.mark_threshold || rest < taught.mark_threshold).then_some(MarkRead {
+        score: f64::from(at_mark),
+        partial,
+    })
+}
+
+/// The taught mark place read on a stick others reach over
+/// ([`mark_clear_of`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct MarkRead {
+    /// The mark score over what shows of the place.
+    score: f64,
+    /// Another stick (grown by [`MARK_CLEARANCE`]) reaches over the place,
+    /// not its core ([`mark_core`]).
+    partial: bool,
+}
+
+/// The margin (stick widths) by which another stick's outline is grown
+/// before the core of a mark place it reaches over is taken to show
+/// ([`mark_clear_of`]): under [`MARK_CLEARANCE`], since what shows is only
+/// trusted where the stick reader's mark head reads the same.
+const MARK_CORE_CLEARANCE: f64 = 0.2;
+
+/// The share of the taught mark place, about its middle, that must show
+/// whole for a stick another reaches over to have its mark read on what
+/// shows ([`mark_core`]). The taught place is the mark's reach padded by
+/// `MARK_SPAN_PAD` each way, and a mark is read by windows of three columns
+/// at its strongest, which lie about its middle: with the middle half of the
+/// place in view (and the middle half of the stick's inner rows there), a
+/// mark there shows its strongest columns whatever covers the rest. (The
+/// generator's truth counts a mark as hidden only where another stick lies
+/// over its middle; the station keeps a further `MARK_CLEARANCE` of the
+/// other's width.)
+const MARK_CORE_SHARE: f32 = 0.5;
+
+/// The columns of the middle [`MARK_CORE_SHARE`] of the taught mark place.
+/// The place is a reach from the stick's middle (either end may lie first),
+/// so a place starting at the middle is one stretch across it, and its core
+/// the columns within that share of its reach; one further out lies towards
+/// both ends, and both cores count. `None` where teaching found no place
+/// (the whole stick): there a mark could be anywhere.
+fn mark_core(span: [f32; 2]) -> Option<[bool; PL]> {
+    if span == profile::WHOLE_STICK {
+        return None;
+    }
+    let [lo, hi] = span;
+    let trim = (1.0 - MARK_CORE_SHARE) / 2.0;
+    let core = if lo <= 0.0 {
+        0.0..=hi * MARK_CORE_SHARE
+    } else {
+        lo + trim * (hi - lo)..=hi - trim * (hi - lo)
+    };
+    let cols: [bool; PL] = std::array::from_fn(|i| core.contains(&column_reach(i)));
+    cols.contains(&true).then_some(cols)
 }
 
 #[cfg(test)]
@@ -1968,6 +2052,32 @@ mod tests {
         // Three sticks found, one of them off the mat: the fourth is not
         // accounted for.
         assert!(!whole_stick_off(&four[1..], &no_piece, &off[1..]));
+    }
+
+    #[test]
+    fn a_mark_place_s_core_is_its_middle_half_at_either_end_and_none_for_the_whole_stick() {
+        let reaches = |cols: [bool; PL]| -> Vec<f32> {
+            (0..PL).filter(|&i| cols[i]).map(column_reach).collect()
+        };
+        // A place across the stick's middle: one stretch, within half its
+        // reach of the middle.
+        let middle = mark_core([0.0, 0.12]).unwrap();
+        let r = reaches(middle);
+        assert!(r.iter().all(|&x| x <= 0.06), "{r:?}");
+        assert!(middle[PL / 2 - 1] && middle[PL / 2]);
+        assert_eq!(
+            (0..PL / 2).filter(|&i| middle[i]).count(),
+            (PL / 2..PL).filter(|&i| middle[i]).count()
+        );
+        // A place towards the ends: its middle half, at both ends (either
+        // end may lie first), and not the stick's middle.
+        let ends = mark_core([0.2, 0.4]).unwrap();
+        let r = reaches(ends);
+        assert!(r.iter().all(|&x| (0.25..=0.35).contains(&x)), "{r:?}");
+        assert!(ends[..PL / 2].contains(&true) && ends[PL / 2..].contains(&true));
+        assert!(!ends[PL / 2]);
+        // No place taught: a mark could be anywhere.
+        assert_eq!(mark_core(crate::vision::profile::WHOLE_STICK), None);
     }
 
     #[test]
