@@ -544,18 +544,43 @@ fn taught_set(look: &Look) -> (vision::profile::Taught, vision::TeachSet, Calibr
 
 #[test]
 fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
-    let (taught, set, _) = taught_set(&looks()[0]);
+    let (taught, set, cal) = taught_set(&looks()[0]);
     let worst = vision::readability(&model(), &taught, &set).unwrap();
     assert!(
         worst > 0.5 && worst <= 1.0,
         "taught faces read at {worst} at worst"
     );
+    // (The test pictures are small: this look's sticks also show under
+    // `SMALL_STICK_PX`, which has its own note.)
+    let alike_notes = |worst: f64| -> Vec<String> {
+        vision::teach_notes(worst, &taught, &cal)
+            .into_iter()
+            .filter(|n| !n.contains("px wide"))
+            .collect()
+    };
     for alike in [0.55, 0.85] {
-        let notes = vision::teach_notes(alike, &taught);
+        let notes = alike_notes(alike);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("the two faces look alike"), "{notes:?}");
     }
-    assert!(vision::teach_notes(0.95, &taught).is_empty());
+    assert!(alike_notes(0.95).is_empty());
+}
+
+#[test]
+fn teaching_tells_the_crew_when_the_sticks_show_too_small() {
+    // Held-out look 1005728: 15 cm sticks about 7 px wide in the picture.
+    let (taught, _, cal) = taught_set(&Look::random(1_005_728, 1280, 720));
+    let width_px = taught.width_cm * cal.px_per_cm_at_centre();
+    assert!(width_px < vision::SMALL_STICK_PX, "{width_px}");
+    let notes = vision::teach_notes(1.0, &taught, &cal);
+    assert!(
+        notes.iter().any(|n| n.contains("bring the camera closer")),
+        "{notes:?}"
+    );
+    // Held-out look 1004141 at the same resolution: wide enough, no note.
+    let (taught, _, cal) = taught_set(&Look::random(1_004_141, 1280, 720));
+    assert!(taught.width_cm * cal.px_per_cm_at_centre() >= vision::SMALL_STICK_PX);
+    assert!(vision::teach_notes(1.0, &taught, &cal).is_empty());
 }
 
 #[test]
@@ -579,7 +604,7 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
     // The stick reader's mark head reads the taught marked stick here, so it
     // tells 도 from 뒷도 where it is all but certain.
     assert!(taught.reader_reads_mark);
-    let notes = vision::teach_notes(worst, &taught);
+    let notes = vision::teach_notes(worst, &taught, &cal);
     assert!(
         notes
             .iter()
@@ -592,7 +617,7 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
     assert_eq!(v.result, Some(ThrowResult::Backdo), "{v:?}");
     // Without the mark head's say, every 도 and 뒷도 goes to the referee.
     taught.reader_reads_mark = false;
-    let notes = vision::teach_notes(worst, &taught);
+    let notes = vision::teach_notes(worst, &taught, &cal);
     assert!(
         notes
             .iter()
@@ -725,25 +750,25 @@ fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
     // them a plain 뒷도 called 도. There the taught mark score tells the
     // marked stick.
     let model = model();
-    let (mut faint, set, _) = taught_set(&Look::random(1_004_140, 1280, 720));
+    let (mut faint, set, faint_cal) = taught_set(&Look::random(1_004_140, 1280, 720));
     let (marked, _) = vision::taught_mark_reads(&model, &faint, &set)
         .unwrap()
         .expect("the shipped model has a stick reader");
     assert!(marked < 0.5, "{marked}");
     vision::check_readable(&model, &mut faint, &set).unwrap();
     assert!(!faint.reader_reads_mark);
-    assert!(vision::teach_notes(1.0, &faint)
+    assert!(vision::teach_notes(1.0, &faint, &faint_cal)
         .iter()
         .any(|n| n.contains("does not tell the marked stick")));
     // The next look reads its mark: the head decides there.
-    let (mut clear, set, _) = taught_set(&Look::random(1_004_141, 1280, 720));
+    let (mut clear, set, clear_cal) = taught_set(&Look::random(1_004_141, 1280, 720));
     let (marked, other) = vision::taught_mark_reads(&model, &clear, &set)
         .unwrap()
         .unwrap();
     assert!(marked >= vision::MARK_NEED && other <= 1.0 - vision::MARK_NEED);
     vision::check_readable(&model, &mut clear, &set).unwrap();
     assert!(clear.reader_reads_mark);
-    assert!(vision::teach_notes(1.0, &clear).is_empty());
+    assert!(vision::teach_notes(1.0, &clear, &clear_cal).is_empty());
 }
 
 /// Without its model file a station reads with the taught-faces rule, which

@@ -441,7 +441,7 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         taught.mark_margin,
         worst * 100.0
     );
-    for note in vision::teach_notes(worst, &taught) {
+    for note in vision::teach_notes(worst, &taught, &profile.calibration) {
         println!("note: {note}");
     }
     profile.sticks = Some(taught);

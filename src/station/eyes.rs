@@ -362,7 +362,7 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
     let mut message = String::from("profile taught");
-    let note = vision::teach_notes(taught.readability.unwrap_or(1.0), &taught);
+    let note = vision::teach_notes(taught.readability.unwrap_or(1.0), &taught, &c);
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),
