@@ -568,7 +568,7 @@ fn teaching_says_how_clearly_the_model_reads_the_taught_faces() {
 
 #[test]
 fn teaching_tells_the_crew_when_the_sticks_show_too_small() {
-    // Held-out look 1005728: 15 cm sticks about 7 px wide in the picture.
+    // Held-out look 1005728: sticks 3.1 cm wide, 6.8 px in the picture.
     let (taught, _, cal) = taught_set(&Look::random(1_005_728, 1280, 720));
     let width_px = taught.width_cm * cal.px_per_cm_at_centre();
     assert!(width_px < vision::SMALL_STICK_PX, "{width_px}");
@@ -636,18 +636,24 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
 /// its length from its middle.
 fn marked_stick_crossed(look: &Look, along: f64) -> Scene {
     let mut scene = sim::teach_scene(look, "marked");
-    let marked = scene.sticks[1];
-    assert!(marked.marked);
-    let (c, s) = (marked.yaw.cos(), marked.yaw.sin());
+    assert!(scene.sticks[1].marked);
+    lay_across(look, &mut scene, 1, along);
+    scene
+}
+
+/// Lay stick 0 across stick `target`, at right angles, at `along` of its
+/// length from its middle, on top of it.
+fn lay_across(look: &Look, scene: &mut Scene, target: usize, along: f64) {
+    let under = scene.sticks[target];
+    let (c, s) = (under.yaw.cos(), under.yaw.sin());
     let l = look.sticks.length;
     let over = &mut scene.sticks[0];
-    over.yaw = marked.yaw + std::f64::consts::FRAC_PI_2;
+    over.yaw = under.yaw + std::f64::consts::FRAC_PI_2;
     over.center = [
-        marked.center[0] + c * along * l,
-        marked.center[1] + s * along * l,
+        under.center[0] + c * along * l,
+        under.center[1] + s * along * l,
     ];
     over.z = look.sticks.thickness;
-    scene
 }
 
 #[test]
@@ -1222,19 +1228,13 @@ fn teaching_picks_the_tilt_of_a_round_mat_from_its_sticks() {
 /// round face up and another, unmarked, flat face up is the one crossed
 /// (a 도).
 fn flat_face_crossed(look: &Look, along: f64, marked: bool) -> Scene {
-    let mut scene = marked_stick_crossed(look, along);
-    if !marked {
-        scene.sticks[1].roll = std::f64::consts::PI;
-        scene.sticks[2].roll = 0.0;
-        let flat = scene.sticks[2];
-        let l = look.sticks.length;
-        let over = &mut scene.sticks[0];
-        over.yaw = flat.yaw + std::f64::consts::FRAC_PI_2;
-        over.center = [
-            flat.center[0] + flat.yaw.cos() * along * l,
-            flat.center[1] + flat.yaw.sin() * along * l,
-        ];
+    if marked {
+        return marked_stick_crossed(look, along);
     }
+    let mut scene = sim::teach_scene(look, "marked");
+    scene.sticks[1].roll = std::f64::consts::PI;
+    scene.sticks[2].roll = 0.0;
+    lay_across(look, &mut scene, 2, along);
     scene
 }
 
