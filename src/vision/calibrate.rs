@@ -641,6 +641,31 @@ fn mean_colour(s: &[[f64; 3]]) -> [f64; 3] {
     std::array::from_fn(|k| s.iter().map(|c| c[k]).sum::<f64>() / s.len() as f64)
 }
 
+/// The least colour step (8-bit levels, as a distance in BGR) across the
+/// outline that the outline's samplers read ([`colour_step`]): under it the
+/// picture shows no clear edge there.
+const MIN_EDGE_STEP: f64 = 15.0;
+
+/// The colour step along a profile of samples across the outline, from the
+/// mean of its first `ends` (inside) to the mean of its last `ends`
+/// (outside): each sample's distance along that step from the inside mean,
+/// in colour levels, and the step's size. `None` under [`MIN_EDGE_STEP`].
+fn colour_step(prof: &[[f64; 3]], ends: usize) -> Option<(Vec<f64>, f64)> {
+    let inside = mean_colour(&prof[..ends]);
+    let outside = mean_colour(&prof[prof.len() - ends..]);
+    let d: [f64; 3] = std::array::from_fn(|k| outside[k] - inside[k]);
+    let size = d.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if size < MIN_EDGE_STEP {
+        return None;
+    }
+    let u = d.map(|v| v / size);
+    let along = prof
+        .iter()
+        .map(|c| (0..3).map(|k| (c[k] - inside[k]) * u[k]).sum())
+        .collect();
+    Some((along, size))
+}
+
 /// The outline points moved onto the mat's edge as the full picture shows
 /// it, to a fraction of a pixel. The mask's outline runs through the centres
 /// of its edge pixels in the small picture, so it lies about half of one of
@@ -697,19 +722,11 @@ fn refine_outline(
                 })
                 .collect();
             let Some(prof) = prof else { return fallback };
-            let ends = (m as usize / 4).max(2);
-            let inside = mean_colour(&prof[..ends]);
-            let outside = mean_colour(&prof[prof.len() - ends..]);
-            let d: [f64; 3] = std::array::from_fn(|k| outside[k] - inside[k]);
-            let size = d.iter().map(|v| v * v).sum::<f64>().sqrt();
-            if size < 15.0 {
+            let Some((along, size)) = colour_step(&prof, (m as usize / 4).max(2)) else {
                 return fallback;
-            }
+            };
             // 0 inside, 1 outside, along the colour step.
-            let level: Vec<f64> = prof
-                .iter()
-                .map(|q| (0..3).map(|k| (q[k] - inside[k]) * d[k]).sum::<f64>() / (size * size))
-                .collect();
+            let level: Vec<f64> = along.iter().map(|a| a / size).collect();
             let crossing = level
                 .windows(2)
                 .enumerate()
@@ -747,18 +764,9 @@ fn edge_spread(bgr: &Mat, pts: &[[f64; 2]]) -> Result<f64, CalibrateError> {
             .map(|k| at(pts[i][0] + nrm[0] * k as f64, pts[i][1] + nrm[1] * k as f64))
             .collect();
         let Some(prof) = prof else { continue };
-        let lo = mean_colour(&prof[..5]);
-        let hi = mean_colour(&prof[prof.len() - 5..]);
-        let d = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
-        let step_h = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        if step_h < 15.0 {
+        let Some((p, step_h)) = colour_step(&prof, 5) else {
             continue;
-        }
-        let u = d.map(|v| v / step_h);
-        let p: Vec<f64> = prof
-            .iter()
-            .map(|c| (c[0] - lo[0]) * u[0] + (c[1] - lo[1]) * u[1] + (c[2] - lo[2]) * u[2])
-            .collect();
+        };
         let g = p
             .windows(2)
             .map(|w| (w[1] - w[0]).abs())
