@@ -621,12 +621,13 @@ fn mark_columns_seen(
     hidden: &[bool; PL * PW],
 ) -> Vec<Option<f32>> {
     let rows = inner_rows(band);
+    let all_rows = rows.clone().count();
     let shown =
         |i: usize| -> Vec<usize> { rows.clone().filter(|&j| !hidden[j * PL + i]).collect() };
     let cols: Vec<(usize, Vec<usize>)> = MARK_COLS
         .filter(|&i| keep[i])
         .map(|i| (i, shown(i)))
-        .filter(|(_, r)| 2 * r.len() >= rows.clone().count())
+        .filter(|(_, r)| 2 * r.len() >= all_rows)
         .collect();
     let mut out = vec![None; PL];
     if cols.is_empty() {
@@ -833,8 +834,14 @@ pub fn covered_columns(
     others: &[Found],
     margin: f64,
 ) -> [bool; PL] {
-    let px = covered_pixels(s, nominal, others, margin);
-    std::array::from_fn(|i| stick_rows().any(|j| px[j * PL + i]))
+    columns_covered(&covered_pixels(s, nominal, others, margin))
+}
+
+/// The patch columns where any of the stick's own rows is among `pixels`
+/// (as [`covered_pixels`] gives them): [`covered_columns`] from a mask
+/// already worked out.
+pub fn columns_covered(pixels: &[bool; PL * PW]) -> [bool; PL] {
+    std::array::from_fn(|i| stick_rows().any(|j| pixels[j * PL + i]))
 }
 
 /// The patch pixels (row-major, `j * PL + i`) that another stick's outline,

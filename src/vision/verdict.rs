@@ -5,9 +5,9 @@
 use super::calibrate::Calibration;
 use super::classify::FaceProbs;
 use super::features::{
-    column_reach, covered_columns, covered_pixels, crossing_misfit, faint_band_width,
-    foreground_beyond, foreground_beyond_except, mark_peak_seen, mark_peak_where, middle_shows,
-    own_band, BAND_WIDTH, N_APPEAR, PL,
+    column_reach, columns_covered, covered_columns, covered_pixels, crossing_misfit,
+    faint_band_width, foreground_beyond, foreground_beyond_except, mark_peak_seen, mark_peak_where,
+    middle_shows, own_band, BAND_WIDTH, N_APPEAR, PL,
 };
 use super::mark_score;
 use super::profile::{self, Taught, FIT_CONTRAST};
@@ -1330,7 +1330,11 @@ fn mark_clear_of(
     on_top: bool,
 ) -> Option<MarkRead> {
     let (erased, band) = own_band(&s.patch, &s.found, s.nominal, others);
-    let grown = covered_columns(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
+    // Within `MARK_CLEARANCE` of another stick: the place's columns count as
+    // covered there, and foreground beside the stick there is that stick's
+    // (its blurred edge, its shadow).
+    let near = covered_pixels(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
+    let grown = columns_covered(&near);
     let beyond = foreground_beyond(&s.patch, band);
     let covered: [bool; PL] = std::array::from_fn(|i| !on_top && (grown[i] || beyond[i]));
     let [lo, hi] = taught.mark_span;
@@ -1342,9 +1346,6 @@ fn mark_clear_of(
         // Another stick reaches over the place: read what shows of it, pixel
         // by pixel, where the place's core shows whole.
         let hidden = covered_pixels(&s.found, s.nominal, over, MARK_CORE_CLEARANCE * s.nominal.1);
-        // Foreground beside the stick within `MARK_CLEARANCE` of another is
-        // that one's (its blurred edge, its shadow).
-        let near = covered_pixels(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
         let unexplained = foreground_beyond_except(&s.patch, band, &near);
         let core = mark_core(taught.mark_span)?;
         if (0..PL).any(|i| core[i] && unexplained[i]) || !middle_shows(band, &core, &hidden) {
