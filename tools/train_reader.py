@@ -167,16 +167,20 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--init", help="an ONNX reader to start from (its weights; go on learning from new looks)")
     ap.add_argument("--lr", type=float, default=3e-3, help="the peak learning rate (one cycle)")
+    ap.add_argument("--looks-share", type=float, default=1.0,
+                    help="learn from this share of the looks only, drawn by a fixed seed (a learning curve, ADR 0088)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(a.threads)
     rng = np.random.default_rng(a.seed)
     data = load(a.train)
-    labelled = np.nonzero(data["label"] >= 0)[0]
+    looks = len(data["taught"])
+    kept = np.random.default_rng(7).permutation(looks)[:int(round(a.looks_share * looks))]
+    labelled = np.nonzero((data["label"] >= 0) & np.isin(data["look"], kept))[0]
     counts = np.bincount(data["label"][labelled], minlength=3)
     print(f"learning from {len(labelled)} sticks (front {counts[0]}, back {counts[1]}, neither {counts[2]}) "
-          f"of {len(data['taught'])} looks")
+          f"of {len(kept)} looks")
     ev = load(a.eval) if a.eval else None
     init = onnx_weights(a.init) if a.init else None
     # A reader goes on learning at its own width.
