@@ -1,14 +1,14 @@
-//! yutstation: a camera-judged yut (윷놀이) competition station.
+//! yutstation: the station's shell around the pure crates of the workspace.
 //!
-//! The crate is split into a pure core (rules, match, vision algorithms, sensor
-//! protocol: values in, values out, no I/O, time passed in) and a thin shell (CLI,
-//! files, serial, SQLite, HTTP). See `ARCHITECTURE.md` for the map.
+//! Everything here does I/O or owns a thread: frame sources ([`capture`]), the
+//! sensor's serial link ([`sensor`]), the journal's store ([`journal`]) and the
+//! running station with its web server ([`station`]). The rules (`yut_rules`), the
+//! match (`yut_match`), the sensor protocol (`yut_sensor`) and the vision
+//! (`yut_vision`) are pure crates below it; the lab (`yut_lab`) and the renderer
+//! (`yut_sim`) give the demo its rendered station. No game logic lives here. See
+//! `ARCHITECTURE.md` for the map.
 
 pub mod capture;
 pub mod journal;
-pub mod referee;
-pub mod rules;
 pub mod sensor;
-pub mod sim;
 pub mod station;
-pub mod vision;

@@ -14,11 +14,11 @@ use std::process::ExitCode;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: CliCommand,
 }
 
 #[derive(Subcommand)]
-enum Command {
+enum CliCommand {
     /// Run the whole station with no hardware: rendered throws, stand-in placer and
     /// referee, the pages on 127.0.0.1:8080 (`--headless --throws N`: a summary only).
     Demo(cli::station::DemoArgs),
@@ -44,13 +44,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Demo(args) => cli::station::run_demo(args),
-        Command::Station(args) => cli::station::run_station(args),
-        Command::Game(command) => cli::game::run(command),
-        Command::Gostop(command) => cli::gostop::run(command),
-        Command::Journal(command) => cli::journal::run(command),
-        Command::Sensor(command) => cli::sensor::run(command),
-        Command::Vision(command) => cli::vision::run(command),
+        CliCommand::Demo(args) => cli::station::run_demo(args),
+        CliCommand::Station(args) => cli::station::run_station(args),
+        CliCommand::Game(command) => cli::game::run(command),
+        CliCommand::Gostop(command) => cli::gostop::run(command),
+        CliCommand::Journal(command) => cli::journal::run(command),
+        CliCommand::Sensor(command) => cli::sensor::run(command),
+        CliCommand::Vision(command) => cli::vision::run(command),
     };
     cli::finish(outcome)
 }

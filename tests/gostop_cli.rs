@@ -94,7 +94,7 @@ fn the_rules_page_sample_scores_8_from_each_loser() {
 #[test]
 fn impossible_sheets_exit_2_with_one_line_naming_the_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let all: Vec<&str> = yutstation::rules::gostop::Card::ALL
+    let all: Vec<&str> = yut_rules::gostop::Card::ALL
         .iter()
         .map(|c| c.id())
         .collect();

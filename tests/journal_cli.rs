@@ -1,8 +1,9 @@
 //! `yutstation journal show|export` on a journal written through the library.
 
 use std::process::{Command, Output};
-use yutstation::journal::{synth, Journal};
-use yutstation::rules::yut::GameRecord;
+use yut_match::synth;
+use yut_rules::yut::GameRecord;
+use yutstation::journal::Journal;
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_yutstation"))
@@ -17,11 +18,11 @@ fn show_and_export_read_the_journal() {
     let path = dir.path().to_str().unwrap();
     let (mut j, _) = Journal::open(dir.path()).unwrap();
     // Until the first game is over and the second has started.
-    while j.station().games.len() < 2 {
-        let e = synth::next_entry(j.station(), 11);
+    while j.log().games.len() < 2 {
+        let e = synth::next_entry(j.log(), 11);
         j.append(&e).unwrap();
     }
-    let games = j.station().games.clone();
+    let games = j.log().games.clone();
     let total = j.entries().0.len();
     drop(j);
 

@@ -11,7 +11,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use yutstation::journal::{self, Journal, Station};
+use yut_match::{digest, MatchLog};
+use yutstation::journal::Journal;
 
 const KILLS: usize = 200;
 
@@ -88,13 +89,13 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
             );
         }
         // Every throw's evidence blob is there and intact.
-        for game in &j.station().games {
+        for game in &j.log().games {
             for hash in game.evidence() {
                 j.evidence(hash).expect("evidence written before its event");
             }
         }
         // An independent replay, and the state the child saw at its last ack.
-        let mut replay = Station::default();
+        let mut replay = MatchLog::default();
         let last_acked = acked.last().map(|a| a.0);
         let mut at_last_ack = None;
         for rec in &entries {
@@ -102,11 +103,11 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
                 .apply(&rec.entry)
                 .expect("every stored entry replays");
             if Some(rec.id) == last_acked {
-                at_last_ack = Some(journal::digest(&replay));
+                at_last_ack = Some(digest(&replay));
             }
         }
         assert_eq!(
-            *j.station(),
+            *j.log(),
             replay,
             "round {round}: restart differs from replay"
         );

@@ -5,11 +5,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use yut_height_sim::{parse_script, spawn, DeviceConfig, SimEvent, SimHandle, SimOptions};
-use yutstation::rules::yut::ThrowResult;
-use yutstation::sensor::{
-    apex_in_window, HeightCheck, HeightRule, LinkConfig, LinkState, SensorLink, StationClock,
-    Unmeasured,
-};
+use yut_rules::yut::ThrowResult;
+use yut_sensor::{apex_in_window, HeightCheck, HeightRule, LinkState, Unmeasured};
+use yutstation::sensor::{LinkConfig, SensorLink, StationClock};
 
 /// The bound on the apex error.
 const APEX_TOLERANCE_MM: f64 = 10.0;
@@ -79,7 +77,7 @@ fn wait_for(
     link: &SensorLink,
     what: &str,
     limit: Duration,
-    ok: impl Fn(&yutstation::sensor::Health) -> bool,
+    ok: impl Fn(&yut_sensor::LinkHealth) -> bool,
 ) {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {

@@ -8,8 +8,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
-use yutstation::referee::{EvidenceRef, Verdict};
-use yutstation::rules::yut::ThrowResult;
+use yut_match::{EvidenceRef, Verdict};
+use yut_rules::yut::ThrowResult;
 
 async fn get_json(s: &StandIn, path: &str) -> (u16, Value) {
     let (status, body) = http(s.addr, "GET", path, &[], "").await;
@@ -215,8 +215,8 @@ async fn gostop_scores_a_sheet_and_refuses_a_bad_one() {
     assert_eq!(status, 200, "{body}");
     let report: Value = serde_json::from_str(&body).unwrap();
     // The same settlement as the pure scorer gives.
-    let expected = yutstation::rules::gostop::Report::of(
-        &yutstation::rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
+    let expected = yut_rules::gostop::Report::of(
+        &yut_rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
     );
     assert_eq!(report, serde_json::to_value(&expected).unwrap());
     for line in report["points"]["lines"].as_array().unwrap() {

@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use yutstation::referee::{EvidenceRef, Verdict};
-use yutstation::rules::yut::ThrowResult;
+use yut_match::{EvidenceRef, Verdict};
+use yut_rules::yut::ThrowResult;
 
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -521,8 +521,8 @@ async fn gostop_page_scores_tapped_cards() {
         "captured": { "갑": ["1광", "3광", "8광", "2열", "4열", "8열"], "을": ["1피1"], "병": [] },
         "go": 0, "shakes": 0
     });
-    let report = yutstation::rules::gostop::Report::of(
-        &yutstation::rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
+    let report = yut_rules::gostop::Report::of(
+        &yut_rules::gostop::Sheet::parse(&sheet.to_string()).unwrap(),
     );
     assert!(
         total

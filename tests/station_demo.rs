@@ -4,16 +4,18 @@
 //! and every call keeps its evidence.
 
 use std::time::{Duration, Instant};
+use yut_lab::station::simulated_detector;
+use yut_match::Action;
+use yut_match::Entry;
+use yut_sim::{Look, HELD_OUT_LOOK_BASE};
+use yut_vision::files::load_classifier;
 use yutstation::capture::Clock;
-use yutstation::journal::{Entry, Journal};
-use yutstation::referee::Action;
-use yutstation::sim::{Look, HELD_OUT_LOOK_BASE};
+use yutstation::journal::Journal;
 use yutstation::station::core::default_setup;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station};
-use yutstation::station::sim_camera::{simulated_detector, SimCamera};
+use yutstation::station::sim_camera::SimCamera;
 use yutstation::station::Command;
-use yutstation::vision::files::load_classifier;
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/stick-appearance.yml");
 
@@ -121,7 +123,7 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
             .command(
                 "심판 A",
                 Command::ManualThrow {
-                    result: yutstation::rules::yut::ThrowResult::Gae,
+                    result: yut_rules::yut::ThrowResult::Gae,
                     reason: " ".into(),
                 },
             )
@@ -131,7 +133,7 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
         hub.command(
             "심판 A",
             Command::ManualThrow {
-                result: yutstation::rules::yut::ThrowResult::Gae,
+                result: yut_rules::yut::ThrowResult::Gae,
                 reason: "camera blocked".into(),
             },
         )

@@ -2,7 +2,6 @@
 //! renderer. Shell code: it owns devices and files and stamps each frame with the
 //! station clock; everything downstream is judged on those stamps.
 
-use crate::referee::Millis;
 use opencv::core::Mat;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture};
@@ -10,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use yut_match::Millis;
 
 /// The station's clock, in milliseconds since the Unix epoch. `Wall` is the real
 /// clock; `Virtual` is advanced by a simulated camera so that a headless demo runs
@@ -78,7 +78,7 @@ pub trait FrameSource: Send {
     fn describe(&self) -> String;
 }
 
-enum Kind {
+enum VideoKind {
     Camera(i32),
     Video(PathBuf),
 }
@@ -87,7 +87,7 @@ enum Kind {
 /// own frame rate, as a camera would deliver it, so the station sees real timings.
 pub struct VideoSource {
     cap: VideoCapture,
-    kind: Kind,
+    kind: VideoKind,
     clock: Clock,
     started: Instant,
     start_ms: Millis,
@@ -130,7 +130,7 @@ impl VideoSource {
         let Some(cap) = opened(|| VideoCapture::new(index, videoio::CAP_ANY))? else {
             return Err(CaptureError::CameraUnavailable { index });
         };
-        Ok(Self::with(cap, Kind::Camera(index), clock))
+        Ok(Self::with(cap, VideoKind::Camera(index), clock))
     }
 
     pub fn video(path: &Path, clock: Clock) -> Result<VideoSource, CaptureError> {
@@ -145,10 +145,10 @@ impl VideoSource {
         else {
             return Err(unavailable());
         };
-        Ok(Self::with(cap, Kind::Video(path.to_path_buf()), clock))
+        Ok(Self::with(cap, VideoKind::Video(path.to_path_buf()), clock))
     }
 
-    fn with(cap: VideoCapture, kind: Kind, clock: Clock) -> VideoSource {
+    fn with(cap: VideoCapture, kind: VideoKind, clock: Clock) -> VideoSource {
         let fps = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         let fps = if fps.is_finite() && fps >= 1.0 {
             fps
@@ -173,13 +173,13 @@ impl FrameSource for VideoSource {
         let got = self.cap.read(&mut image)?;
         if !got || image.empty() {
             return match self.kind {
-                Kind::Camera(index) => Err(CaptureError::CameraLost { index }),
-                Kind::Video(_) => Ok(None),
+                VideoKind::Camera(index) => Err(CaptureError::CameraLost { index }),
+                VideoKind::Video(_) => Ok(None),
             };
         }
         let at_ms = match self.kind {
-            Kind::Camera(_) => self.clock.now(),
-            Kind::Video(_) => {
+            VideoKind::Camera(_) => self.clock.now(),
+            VideoKind::Video(_) => {
                 let offset = (self.frames as f64 * 1000.0 / self.fps) as u64;
                 self.frames += 1;
                 if self.clock.is_virtual() {
@@ -198,8 +198,8 @@ impl FrameSource for VideoSource {
 
     fn describe(&self) -> String {
         match &self.kind {
-            Kind::Camera(i) => format!("camera {i}"),
-            Kind::Video(p) => format!("video {}", p.display()),
+            VideoKind::Camera(i) => format!("camera {i}"),
+            VideoKind::Video(p) => format!("video {}", p.display()),
         }
     }
 }

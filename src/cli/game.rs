@@ -1,10 +1,12 @@
 //! `yutstation game replay|board|random`.
+//!
+//! Shell: files and the terminal.
 
 use super::InputError;
 use anyhow::Context;
 use clap::Subcommand;
 use std::path::PathBuf;
-use yutstation::rules::yut::{board, render, GameRecord};
+use yut_rules::yut::{board, render, GameRecord};
 
 #[derive(Subcommand)]
 pub enum GameCommand {

@@ -1,4 +1,4 @@
-//! `yutstation gostop score|simulate`: a thin shell over `rules::gostop`.
+//! `yutstation gostop score|simulate`: a thin shell over `yut_rules::gostop`.
 //!
 //! `score FILE --json` prints a `gostop-settlement/1` object (documented in
 //! `docs/adr/0010-gostop-readings-and-settlement.md`); an impossible sheet exits 2
@@ -8,7 +8,7 @@ use crate::cli::InputError;
 use clap::{Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Instant;
-use yutstation::rules::gostop::{simulate, Preset, Report, Sheet};
+use yut_rules::gostop::{simulate, Preset, Report, Sheet};
 
 #[derive(Subcommand)]
 pub enum GostopCommand {

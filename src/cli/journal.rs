@@ -1,13 +1,16 @@
 //! `yutstation journal show|export|bench`: read a station's journal, export a game as
 //! a `yut-record/1` record, measure the journal.
+//!
+//! Shell: files and the terminal.
 
 use crate::cli::InputError;
 use clap::Subcommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use yutstation::journal::{self, synth, Entry, Journal, Problem, DB_FILE};
-use yutstation::referee::{Action, Input, MatchEvent};
+use yut_match::{digest, synth, Entry, MatchLog};
+use yut_match::{Action, Input, MatchEvent};
+use yutstation::journal::{Journal, Problem, DB_FILE};
 
 #[derive(Subcommand)]
 pub enum JournalCommand {
@@ -72,7 +75,7 @@ fn show(dir: &Path) -> anyhow::Result<()> {
     let (entries, _) = journal.entries();
     let mut out = std::io::stdout().lock();
     // Fold alongside, to say who threw and what a correction invalidated.
-    let mut station = journal::Station::default();
+    let mut station = MatchLog::default();
     for rec in &entries {
         let folded = station.apply(&rec.entry).is_ok();
         let mut line = describe(&rec.entry);
@@ -107,14 +110,14 @@ fn show(dir: &Path) -> anyhow::Result<()> {
             rec.game
         )?;
     }
-    if let Some(game) = journal.station().current() {
+    if let Some(game) = journal.log().current() {
         let g = game.game();
         let now = game.last_at();
         writeln!(out, "---")?;
         writeln!(
             out,
             "game {}: {} vs {}, phase {}, turn {}, pending {:?}, game clock {}",
-            journal.station().game_number(),
+            journal.log().game_number(),
             game.team_name(0),
             game.team_name(1),
             serde_json::to_value(g.phase())?.as_str().unwrap_or("?"),
@@ -136,7 +139,7 @@ fn show(dir: &Path) -> anyhow::Result<()> {
         let invalid = game
             .items()
             .iter()
-            .filter(|i| matches!(i.status, yutstation::referee::Status::Invalidated(_)))
+            .filter(|i| matches!(i.status, yut_match::Status::Invalidated(_)))
             .count();
         writeln!(
             out,
@@ -276,7 +279,7 @@ fn input_text(input: &Input) -> String {
 
 fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
     let (journal, _) = open_existing(dir)?;
-    let games = &journal.station().games;
+    let games = &journal.log().games;
     let state = game
         .checked_sub(1)
         .and_then(|i| games.get(i as usize))
@@ -292,7 +295,7 @@ fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
     let invalid = state
         .items()
         .iter()
-        .filter(|i| matches!(i.status, yutstation::referee::Status::Invalidated(_)))
+        .filter(|i| matches!(i.status, yut_match::Status::Invalidated(_)))
         .filter(|i| matches!(i.input, Input::Move { .. }))
         .count();
     if invalid > 0 {
@@ -312,19 +315,19 @@ fn bench(dir: &Path, events: u64) -> anyhow::Result<()> {
     let (mut journal, _) = Journal::open(dir)?;
     let start = Instant::now();
     for _ in 0..events {
-        let entry = synth::next_entry(journal.station(), 7);
+        let entry = synth::next_entry(journal.log(), 7);
         journal.append(&entry)?;
     }
     let append_s = start.elapsed().as_secs_f64();
-    let games = journal.station().games.len();
-    let before = journal::digest(journal.station());
+    let games = journal.log().games.len();
+    let before = digest(journal.log());
     drop(journal);
     let start = Instant::now();
     let (journal, problems) = Journal::open(dir)?;
     let restart_s = start.elapsed().as_secs_f64();
     anyhow::ensure!(problems.is_empty(), "the reopened journal has problems");
     anyhow::ensure!(
-        journal::digest(journal.station()) == before,
+        digest(journal.log()) == before,
         "the reopened journal folds to a different state"
     );
     println!(
@@ -345,7 +348,7 @@ fn append_bench(dir: &Path, events: u64, seed: u64) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let mut n = 0;
     while events == 0 || n < events {
-        let mut entry = synth::next_entry(journal.station(), seed);
+        let mut entry = synth::next_entry(journal.log(), seed);
         // Each throw carries a small evidence blob, written (and fsynced) before the
         // event that refers to it.
         if let Entry::Event(MatchEvent {
@@ -361,7 +364,7 @@ fn append_bench(dir: &Path, events: u64, seed: u64) -> anyhow::Result<()> {
         }
         let id = journal.append(&entry)?;
         // Printed only once the append is acknowledged (committed and fsynced).
-        writeln!(out, "{id} {}", journal::digest(journal.station()))?;
+        writeln!(out, "{id} {}", digest(journal.log()))?;
         out.flush()?;
         n += 1;
     }

@@ -1,21 +1,21 @@
 //! Subcommands. Each module parses its arguments and calls into the library; no
 //! game logic lives here.
+//!
+//! Shell: arguments, files, the terminal, exit statuses.
 
 pub mod game;
 pub mod gostop;
 pub mod journal;
-pub mod lab;
 pub mod random_game;
 pub mod station;
 pub mod vision;
 
 use std::process::ExitCode;
 
-/// Bad input the user can fix (a malformed record, an illegal event): one line on
-/// stderr and exit status 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct InputError(pub String);
+/// Bad input the user can fix: one line on stderr and exit status 2. One type for
+/// every subcommand, the lab's included (it is defined there, the lowest crate
+/// with a command line).
+pub use yut_lab::InputError;
 
 /// Turn a subcommand's outcome into an exit status, printing errors as one line.
 pub fn finish(outcome: anyhow::Result<()>) -> ExitCode {

@@ -1,9 +1,11 @@
 //! `yutstation game random`: an automatic game with random throws and a random
 //! placer, printed turn by turn on the terminal board (no camera, no station).
+//!
+//! Shell: the terminal.
 
 use clap::Args;
 use rand::{rngs::StdRng, SeedableRng};
-use yutstation::rules::yut::{apply, random, render, GameEvent, GameRecord, Phase, RulesConfig};
+use yut_rules::yut::{apply, random, render, GameEvent, GameRecord, Phase, RulesConfig};
 
 #[derive(Args)]
 pub struct RandomArgs {

@@ -1,15 +1,16 @@
 //! `yutstation sensor monitor PORT`: live readings and link health, for setting up
 //! the throw-height sensor (is it plugged in, does it see the sticks, is the line
 //! clean?).
+//!
+//! Shell: the serial port and the terminal.
 
 use crate::cli::InputError;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use yut_height_protocol::Key;
-use yutstation::sensor::{
-    apex_in_window, LinkConfig, LinkState, SensorLink, StationClock, StationMs,
-};
+use yut_sensor::{apex_in_window, LinkState, StationMs};
+use yutstation::sensor::{LinkConfig, SensorLink, StationClock};
 
 #[derive(Subcommand)]
 pub enum SensorCommand {

@@ -1,6 +1,8 @@
 //! `yutstation station` and `yutstation demo`: the running station. The wiring
 //! lives in `station::run`; this file turns arguments into its options and serves
 //! the pages.
+//!
+//! Shell: it starts the station's threads and its web server.
 
 use super::InputError;
 use anyhow::Context;
@@ -9,13 +11,14 @@ use rand::{Rng, SeedableRng};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
+use yut_lab::station::simulated_detector;
+use yut_sim::{Look, HELD_OUT_LOOK_BASE};
+use yut_vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
 use yutstation::capture::{Clock, FrameSource, VideoSource};
-use yutstation::sim::{Look, HELD_OUT_LOOK_BASE};
 use yutstation::station::core::default_setup;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station, Tally};
-use yutstation::station::sim_camera::{simulated_detector, SimCamera};
-use yutstation::vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
+use yutstation::station::sim_camera::SimCamera;
 
 #[derive(Args)]
 pub struct StationArgs {
@@ -147,7 +150,7 @@ fn demo_look(
     width: u32,
     height: u32,
     model: &std::path::Path,
-) -> anyhow::Result<(Look, yutstation::vision::Detector)> {
+) -> anyhow::Result<(Look, yut_vision::Detector)> {
     let mut last = None;
     for k in 0..20 {
         let look = Look::random(HELD_OUT_LOOK_BASE + 900_000 + seed * 31 + k, width, height);

@@ -1,12 +1,14 @@
 //! Evidence blobs (throw images) stored by SHA-256 content hash in files beside the
 //! database: `evidence/ab/abcdef…`. A blob is written and fsynced before the event
 //! that refers to it, and never rewritten: same bytes, same name.
+//!
+//! Shell: files, fsynced.
 
-use crate::referee::EvidenceRef;
 use sha2::{Digest, Sha256};
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use yut_match::EvidenceRef;
 
 /// The content hash of `bytes` as an evidence reference.
 pub fn hash_of(bytes: &[u8]) -> EvidenceRef {

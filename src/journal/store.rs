@@ -1,12 +1,14 @@
 //! The SQLite journal: one append-only table of entries, WAL with synchronous=FULL so
 //! that an acknowledged append has been fsynced, and the evidence folder beside it.
+//!
+//! Shell: SQLite and files.
 
 use super::evidence::EvidenceStore;
-use super::fold::{Entry, FoldError, Station};
-use crate::referee::{EvidenceRef, Millis};
 use rusqlite::{params, Connection, OpenFlags};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use yut_match::{Entry, FoldError, MatchLog};
+use yut_match::{EvidenceRef, Millis};
 
 /// The database file inside a data directory.
 pub const DB_FILE: &str = "journal.sqlite3";
@@ -106,7 +108,7 @@ pub struct Journal {
     conn: Connection,
     path: PathBuf,
     evidence: EvidenceStore,
-    station: Station,
+    station: MatchLog,
     damaged: bool,
 }
 
@@ -166,7 +168,7 @@ impl Journal {
                 detail,
             });
         }
-        let mut station = Station::default();
+        let mut station = MatchLog::default();
         for row in rows {
             match row {
                 Err(p) => problems.push(p),
@@ -179,7 +181,7 @@ impl Journal {
                         continue;
                     }
                     if let Entry::Event(e) = &rec.entry {
-                        if let crate::referee::Action::Throw { verdict } = &e.action {
+                        if let yut_match::Action::Throw { verdict } = &e.action {
                             for hash in &verdict.evidence {
                                 if !evidence.contains(hash) {
                                     problems.push(Problem::MissingEvidence {
@@ -207,7 +209,7 @@ impl Journal {
     }
 
     /// The state folded from every entry.
-    pub fn station(&self) -> &Station {
+    pub fn log(&self) -> &MatchLog {
         &self.station
     }
 

@@ -1,10 +1,11 @@
 //! Journal tests on real SQLite files in temporary directories.
 
 use super::*;
-use crate::referee::{Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict};
-use crate::rules::yut::ThrowResult;
 use rusqlite::Connection;
 use std::path::Path;
+use yut_match::{synth, Entry};
+use yut_match::{Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup, Verdict};
+use yut_rules::yut::ThrowResult;
 
 fn team(name: &str) -> TeamSetup {
     TeamSetup {
@@ -30,7 +31,7 @@ fn ev(at_ms: u64, action: Action) -> Entry {
 fn fill(j: &mut Journal, n: usize) -> Vec<i64> {
     (0..n)
         .map(|_| {
-            let e = synth::next_entry(j.station(), 3);
+            let e = synth::next_entry(j.log(), 3);
             j.append(&e).unwrap()
         })
         .collect()
@@ -46,12 +47,12 @@ fn appends_survive_a_reopen_with_the_same_state() {
     assert_eq!(sync, 2, "synchronous=FULL");
     let ids = fill(&mut j, 300);
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
-    let station = j.station().clone();
+    let station = j.log().clone();
     assert!(station.games.iter().any(|g| g.throws().count() > 0));
     drop(j);
     let (j, problems) = Journal::open(dir.path()).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
-    assert_eq!(*j.station(), station);
+    assert_eq!(*j.log(), station);
     let (entries, _) = j.entries();
     assert_eq!(entries.iter().map(|r| r.id).collect::<Vec<_>>(), ids);
     assert!(entries.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
@@ -132,7 +133,7 @@ fn evidence_is_stored_by_content_hash() {
     );
     assert!(!line.contains('\n'));
     assert_eq!(
-        j.station().current().unwrap().game().pending(),
+        j.log().current().unwrap().game().pending(),
         &[ThrowResult::Gae]
     );
     assert!(j.evidence(&h).unwrap_err().to_string().contains("missing"));
@@ -157,7 +158,7 @@ fn an_undecodable_row_is_reported_and_skipped() {
     assert!(problems[0]
         .to_string()
         .starts_with("journal event #3 cannot be decoded"));
-    assert!(j.station().current().unwrap().started());
+    assert!(j.log().current().unwrap().started());
     // The rest keeps working: new events are appended after it.
     let id = j
         .append(&ev(

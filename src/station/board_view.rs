@@ -10,9 +10,9 @@
 //! down to the bottom left (225°) and 날도…날윷 back to 참먹이. The diagonals cross
 //! at 방, each station a third of the radius from the next.
 
-use crate::rules::yut::board::{Exits, Pass, BOARD};
-use crate::rules::yut::StationId;
 use serde::Serialize;
+use yut_rules::yut::board::{Exits, Pass, BOARD};
+use yut_rules::yut::StationId;
 
 /// Radius of the outer ring in the 100 × 100 box.
 pub const RADIUS: f64 = 40.0;
@@ -128,7 +128,7 @@ pub fn board_view() -> BoardView {
             })
             .collect(),
         links: links(),
-        entry: crate::rules::yut::board::ENTRY.id(),
+        entry: yut_rules::yut::board::ENTRY.id(),
         home: S::Chammeogi.id(),
     }
 }

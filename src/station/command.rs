@@ -2,12 +2,10 @@
 //! (`docs/station-api.md`), and how each becomes a journal entry. Pure: the time and
 //! the current match come in as values.
 
-use crate::journal::Entry;
-use crate::referee::{
-    Action, MatchEvent, MatchSetup, MatchState, Millis, TeamIx, ThrowNo, Verdict,
-};
-use crate::rules::yut::{Destination, Move, Origin, ThrowResult};
 use serde::{Deserialize, Serialize};
+use yut_match::Entry;
+use yut_match::{Action, MatchEvent, MatchSetup, MatchState, Millis, TeamIx, ThrowNo, Verdict};
+use yut_rules::yut::{Destination, Move, Origin, ThrowResult};
 
 /// One referee command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

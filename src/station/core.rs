@@ -2,13 +2,13 @@
 //! becomes as a match event, when the (simulated) thrower may throw, and the demo's
 //! stand-ins for the placer and the referee. Pure: values in, values out.
 
-use crate::journal::Station;
-use crate::referee::{self, EvidenceRef, MatchSetup, MatchState, Player, Posture, TeamSetup};
-use crate::rules::yut::{legal_moves, GameState, Move, Phase, ThrowResult};
-use crate::sensor::HeightCheck;
-use crate::vision::{self, Reason};
 use rand::seq::SliceRandom;
 use rand::Rng;
+use yut_match::MatchLog;
+use yut_match::{self, EvidenceRef, MatchSetup, MatchState, Player, Posture, TeamSetup};
+use yut_rules::yut::{legal_moves, GameState, Move, Phase, ThrowResult};
+use yut_sensor::HeightCheck;
+use yut_vision::{self, Reason};
 
 /// The id of a vision reason, as flags and the API spell it.
 pub fn reason_id(r: Reason) -> &'static str {
@@ -28,10 +28,10 @@ pub fn reason_id(r: Reason) -> &'static str {
 /// gives, or a throw below the required height, is a flag, and a flagged verdict is
 /// never called automatically: the referee decides.
 pub fn referee_verdict(
-    v: &vision::Verdict,
+    v: &yut_vision::ThrowReading,
     evidence: Option<EvidenceRef>,
     height: &HeightCheck,
-) -> referee::Verdict {
+) -> yut_match::Verdict {
     let mut flags: Vec<String> = v
         .reasons
         .iter()
@@ -51,7 +51,7 @@ pub fn referee_verdict(
         }
         HeightCheck::Unmeasured(_) => None,
     };
-    referee::Verdict {
+    yut_match::Verdict {
         result: Some(v.result.unwrap_or(v.best_guess)),
         confidence: Some(v.confidence as f32),
         evidence: evidence.into_iter().collect(),
@@ -71,7 +71,7 @@ pub struct ThrowGate {
 }
 
 /// The gate for the station as it stands at `now`.
-pub fn throw_gate(station: &Station, now: referee::Millis) -> ThrowGate {
+pub fn throw_gate(station: &MatchLog, now: yut_match::Millis) -> ThrowGate {
     let Some(m) = station.current() else {
         return ThrowGate::default();
     };
@@ -110,7 +110,7 @@ pub fn auto_move(game: &GameState, rng: &mut impl Rng) -> Option<Move> {
     let good: Vec<&Move> = moves
         .iter()
         .filter(|m| {
-            crate::rules::yut::apply(game, &crate::rules::yut::GameEvent::Move(**m))
+            yut_rules::yut::apply(game, &yut_rules::yut::GameEvent::Move(**m))
                 .map(|after| {
                     let me = game.turn();
                     let them = 1 - me;
@@ -141,11 +141,14 @@ pub fn stand_in_call(m: &MatchState, truth: Option<ThrowResult>) -> Option<(u32,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sensor::Unmeasured;
-    use crate::vision::{Face, Placement, StickReading};
+    use yut_sensor::Unmeasured;
+    use yut_vision::{Face, Placement, StickReading};
 
-    fn vision_verdict(result: Option<ThrowResult>, reasons: Vec<Reason>) -> vision::Verdict {
-        vision::Verdict {
+    fn vision_verdict(
+        result: Option<ThrowResult>,
+        reasons: Vec<Reason>,
+    ) -> yut_vision::ThrowReading {
+        yut_vision::ThrowReading {
             result,
             best_guess: ThrowResult::Gae,
             confidence: 0.9,
@@ -203,9 +206,9 @@ mod tests {
 
     #[test]
     fn the_gate_opens_only_for_a_throw_that_is_due() {
-        use crate::journal::Entry;
-        use crate::referee::{Action, MatchEvent, Verdict};
-        let mut st = Station::default();
+        use yut_match::Entry;
+        use yut_match::{Action, MatchEvent, Verdict};
+        let mut st = MatchLog::default();
         assert!(!throw_gate(&st, 0).due);
         st.apply(&Entry::NewGame {
             at_ms: 0,

@@ -2,15 +2,12 @@
 //! when the sticks have come to rest, the detector; it also keeps the live picture
 //! for the console and runs the calibration steps on the newest frame. It holds no
 //! game logic: it reports what it saw and the core decides what that means.
+//!
+//! Shell: a thread and its channels; the judging itself is `yut_vision`.
 
 use super::hub::{CalibrateReply, CalibrateStep, Check};
 use super::overlay;
 use crate::capture::Frame;
-use crate::referee::Millis;
-use crate::vision::calibrate::{calibrate, Calibration, MatSpec};
-use crate::vision::files;
-use crate::vision::settle::{self, Event, Tracker};
-use crate::vision::{self, Detector, Verdict};
 use opencv::core::{Mat, Vector};
 use opencv::imgproc;
 use std::path::PathBuf;
@@ -19,6 +16,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
+use yut_match::Millis;
+use yut_vision::calibrate::{calibrate, Calibration, MatSpec};
+use yut_vision::files;
+use yut_vision::settle::{self, SettleEvent, Tracker};
+use yut_vision::{self, Detector, ThrowReading};
 
 /// What the vision task tells the core.
 #[derive(Debug)]
@@ -27,7 +29,7 @@ pub enum Seen {
     Status(&'static str),
     /// A throw came to rest and was judged. `evidence` is the annotated frame (JPEG).
     Judged {
-        verdict: Verdict,
+        verdict: ThrowReading,
         evidence: Vec<u8>,
         /// When the sticks were first seen moving, and when they stopped.
         motion_ms: Millis,
@@ -51,8 +53,8 @@ pub enum Ask {
     },
 }
 
-/// Input to the vision task.
-pub enum Input {
+/// VisionInput to the vision task.
+pub enum VisionInput {
     Frame(Frame),
     /// The source has no more frames (`None`) or failed (the reason).
     End(Option<String>),
@@ -82,7 +84,7 @@ const LIVE_EVERY_MS: Millis = 200;
 /// Run the vision task until the frame channel closes or `stop` is set.
 pub fn run(
     mut setup: VisionSetup,
-    frames: Receiver<Input>,
+    frames: Receiver<VisionInput>,
     asks: Receiver<Ask>,
     seen: Sender<Seen>,
     live: watch::Sender<Option<Arc<[u8]>>>,
@@ -103,7 +105,7 @@ pub fn run(
         .and_then(|d| settle::empty_mat(&d.empty).ok());
     let mut prev: Option<settle::Small> = None;
     let mut last_live: Option<Millis> = None;
-    let mut last_verdict: Option<Verdict> = None;
+    let mut last_verdict: Option<ThrowReading> = None;
     let mut motion_ms: Millis = 0;
     let mut newest: Option<Mat> = None;
     let mut cal = Calibrating::default();
@@ -147,8 +149,8 @@ pub fn run(
             Err(RecvTimeoutError::Disconnected) => return,
         };
         let frame = match input {
-            Input::Frame(f) => f,
-            Input::End(reason) => {
+            VisionInput::Frame(f) => f,
+            VisionInput::End(reason) => {
                 let _ = seen.send(Seen::SourceEnded { reason });
                 continue;
             }
@@ -160,13 +162,13 @@ pub fn run(
                 let stats = settle::frame_stats(t, &small, prev.as_ref(), empty_mat)?;
                 prev = Some(small);
                 Ok(match tracker.update(stats) {
-                    Some(Event::ThrowStarted) => {
+                    Some(SettleEvent::ThrowStarted) => {
                         motion_ms = t;
                         last_verdict = None;
                         say_status("moving", &mut status);
                         None
                     }
-                    Some(Event::Judge { first_still_ms }) => {
+                    Some(SettleEvent::Judge { first_still_ms }) => {
                         let verdict = det.detect(&frame.image)?;
                         let annotated = overlay::annotate(
                             &frame.image,
@@ -184,12 +186,12 @@ pub fn run(
                             judged_ms: t,
                         })
                     }
-                    Some(Event::Collected) => {
+                    Some(SettleEvent::Collected) => {
                         last_verdict = None;
                         say_status("empty", &mut status);
                         None
                     }
-                    Some(Event::PickedUpBeforeCall) => {
+                    Some(SettleEvent::PickedUpBeforeCall) => {
                         say_status("empty", &mut status);
                         Some(Seen::PickedUpBeforeCall { at_ms: t })
                     }
@@ -294,7 +296,7 @@ fn calibrate_step(
                         true,
                         format!("{} found, {px:.1} px/cm at the centre", c.mat),
                     ));
-                    let note: String = vision::calibrate::calibration_notes(&c, frame)
+                    let note: String = yut_vision::calibrate::calibration_notes(&c, frame)
                         .unwrap_or_else(|e| vec![format!("the exposure could not be checked: {e}")])
                         .iter()
                         .map(|n| format!("; note: {n}"))
@@ -356,13 +358,13 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Ok(c) => c,
         Err(e) => return reply(false, e.to_string(), checks),
     };
-    // A round mat's map is the tilt teaching picked (`vision::with_taught_tilt`).
-    let (taught, c) = match vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
+    // A round mat's map is the tilt teaching picked (`yut_vision::with_taught_tilt`).
+    let (taught, c) = match yut_vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
         Ok(t) => (t.taught, t.calibration),
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };
     let mut message = String::from("profile taught");
-    let note = vision::teach_notes(taught.readability.unwrap_or(1.0), &taught, &c);
+    let note = yut_vision::teach_notes(taught.readability.unwrap_or(1.0), &taught, &c);
     if let Some(path) = &setup.profile_path {
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
             Ok(_) => message = format!("profile saved to {}", path.display()),

@@ -2,6 +2,8 @@
 //! state, a channel of requests (commands, calibration steps) with replies, the newest
 //! live camera picture, and read access to evidence. The server holds a [`Hub`] and
 //! nothing else of the station; it holds no game logic.
+//!
+//! Shell: channels and shared state.
 
 use super::command::Command;
 use crate::journal::EvidenceStore;

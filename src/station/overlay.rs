@@ -1,14 +1,20 @@
 //! Pictures for people: the mat outline and each stick's reading drawn on a frame
 //! (the console's live view and the evidence kept with every call).
+//!
+//! Pure drawing on a picture given to it.
 
-use crate::vision::calibrate::{outline_points, Calibration};
-use crate::vision::{Face, Placement, Verdict};
 use opencv::core::{Mat, Point, Scalar, Size, Vector};
 use opencv::prelude::*;
 use opencv::{imgcodecs, imgproc};
+use yut_vision::calibrate::{outline_points, Calibration};
+use yut_vision::{Face, Placement, ThrowReading};
 
 /// The frame with the mat outline and the readings drawn on it.
-pub fn annotate(img: &Mat, cal: Option<&Calibration>, v: Option<&Verdict>) -> opencv::Result<Mat> {
+pub fn annotate(
+    img: &Mat,
+    cal: Option<&Calibration>,
+    v: Option<&ThrowReading>,
+) -> opencv::Result<Mat> {
     let mut out = img.try_clone()?;
     if let Some(cal) = cal {
         let mut polys = Vector::<Vector<Point>>::new();

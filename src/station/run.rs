@@ -12,15 +12,13 @@
 
 use super::command::{self, signed, Command};
 use super::core::{self as decide, throw_gate, ThrowGate};
-use super::eyes::{self, Ask, Input, Seen, VisionSetup};
+use super::eyes::{self, Ask, Seen, VisionInput, VisionSetup};
 use super::hub::{Hub, Published, Request};
 use super::sim_camera::RenderedThrow;
 use super::view::{self, Health};
 use crate::capture::{Clock, FrameSource};
-use crate::journal::{Entry, EvidenceStore, Journal};
-use crate::referee::{Action, MatchEvent, MatchSetup, Millis};
-use crate::rules::yut::{Phase, ThrowResult};
-use crate::sensor::{self, HeightRule, SensorLink};
+use crate::journal::{EvidenceStore, Journal};
+use crate::sensor::SensorLink;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::collections::VecDeque;
@@ -30,6 +28,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tokio::sync::watch;
+use yut_match::{Action, MatchEvent, MatchSetup, Millis};
+use yut_match::{Entry, MatchLog};
+use yut_rules::yut::{Phase, ThrowResult};
+use yut_sensor::HeightRule;
 
 /// The demo's stand-ins: who plays the placer and the referee when nobody does.
 #[derive(Debug, Clone)]
@@ -69,7 +71,7 @@ pub struct Station {
     /// What the vision thread sends the core (see [`Station::sightings`]).
     seen: mpsc::Sender<Seen>,
     threads: Vec<JoinHandle<()>>,
-    frames: Option<SyncSender<Input>>,
+    frames: Option<SyncSender<VisionInput>>,
     /// Tells the capture thread to stop.
     stopping: Arc<std::sync::atomic::AtomicBool>,
     /// Each capture thread's end (its sender drops when it returns).
@@ -123,16 +125,16 @@ impl Station {
         } else {
             "none".into()
         };
-        let now = opts.clock.now().max(journal.station().last_at);
+        let now = opts.clock.now().max(journal.log().last_at);
         let (published_tx, published) = watch::channel(Arc::new(Published::default()));
-        let (gate_tx, gate) = watch::channel(throw_gate(journal.station(), now));
+        let (gate_tx, gate) = watch::channel(throw_gate(journal.log(), now));
         let (tally_tx, tally) = watch::channel(Tally::default());
         let (live_tx, live) = watch::channel(None);
         let (requests_tx, mut requests_rx) = tokio::sync::mpsc::channel::<Request>(64);
         let (core_tx, core_rx) = mpsc::channel::<CoreMsg>();
         let (seen_tx, seen_rx) = mpsc::channel::<Seen>();
         let (asks_tx, asks_rx) = mpsc::channel::<Ask>();
-        let (frames_tx, frames_rx) = mpsc::sync_channel::<Input>(1);
+        let (frames_tx, frames_rx) = mpsc::sync_channel::<VisionInput>(1);
         let (truth_tx, truth_rx) = mpsc::channel::<RenderedThrow>();
         let mut threads = Vec::new();
         if opts.vision.detector.is_some() {
@@ -242,7 +244,7 @@ impl Station {
                 }
                 match source.next_frame() {
                     Ok(Some(frame)) => {
-                        let input = Input::Frame(frame);
+                        let input = VisionInput::Frame(frame);
                         if block {
                             if frames.send(input).is_err() {
                                 return;
@@ -257,11 +259,11 @@ impl Station {
                         }
                     }
                     Ok(None) => {
-                        let _ = frames.send(Input::End(None));
+                        let _ = frames.send(VisionInput::End(None));
                         return;
                     }
                     Err(e) => {
-                        let _ = frames.send(Input::End(Some(e.to_string())));
+                        let _ = frames.send(VisionInput::End(Some(e.to_string())));
                         return;
                     }
                 }
@@ -317,7 +319,7 @@ const MISSED_AFTER_MS: Millis = 8_000;
 
 impl Core {
     fn now(&self) -> Millis {
-        self.clock.now().max(self.journal.station().last_at)
+        self.clock.now().max(self.journal.log().last_at)
     }
 
     fn run(mut self, rx: mpsc::Receiver<CoreMsg>) {
@@ -383,7 +385,7 @@ impl Core {
         let now = self.now();
         let entry = command::to_entry(
             command,
-            self.journal.station().current(),
+            self.journal.log().current(),
             &self.default_setup,
             by,
             now,
@@ -438,13 +440,13 @@ impl Core {
 
     fn judged(
         &mut self,
-        verdict: crate::vision::Verdict,
+        verdict: yut_vision::ThrowReading,
         evidence: Vec<u8>,
         motion_ms: Millis,
         still_ms: Millis,
         judged_ms: Millis,
     ) -> bool {
-        let Some(game) = self.journal.station().current() else {
+        let Some(game) = self.journal.log().current() else {
             self.health
                 .problem("a throw was seen but no game is registered".into());
             return true;
@@ -476,10 +478,10 @@ impl Core {
                     HeightRule::default(),
                 )
             }
-            _ => sensor::check_without_sensor(),
+            _ => yut_sensor::check_without_sensor(),
         };
         let v = decide::referee_verdict(&verdict, evidence, &height);
-        let at = judged_ms.max(self.journal.station().last_at);
+        let at = judged_ms.max(self.journal.log().last_at);
         let truth = self.truths.pop_front();
         let entry = Entry::Event(MatchEvent::new(at, Action::Throw { verdict: v.clone() }));
         match self.append(entry) {
@@ -521,7 +523,7 @@ impl Core {
         if now < p.since + p.cfg.delay_ms {
             return false;
         }
-        let station = self.journal.station();
+        let station = self.journal.log();
         let by = "demo".to_string();
         let entry = match station.current() {
             None if p.cfg.run_games => Some(Entry::NewGame {
@@ -571,7 +573,7 @@ impl Core {
                             now,
                             &by,
                             Action::Throw {
-                                verdict: crate::referee::Verdict::entered(result),
+                                verdict: yut_match::Verdict::entered(result),
                             },
                             "the camera made no call: entered by the demo stand-in referee".into(),
                         )
@@ -609,13 +611,7 @@ impl Core {
                     }
                     None => {}
                 }
-                if !was_over
-                    && self
-                        .journal
-                        .station()
-                        .current()
-                        .is_some_and(|m| m.is_over())
-                {
+                if !was_over && self.journal.log().current().is_some_and(|m| m.is_over()) {
                     t.games_finished += 1;
                 }
                 self.tally.send_replace(t);
@@ -641,12 +637,12 @@ impl Core {
         if let Some(link) = &self.sensor {
             let h = link.health();
             self.health.sensor = match (&h.state, &h.last_error) {
-                (crate::sensor::LinkState::Live, _) => "ok".into(),
+                (yut_sensor::LinkState::Live, _) => "ok".into(),
                 (state, Some(e)) => format!("{}: {e}", state.as_str()),
                 (state, None) => state.as_str().into(),
             };
         }
-        let station = self.journal.station();
+        let station = self.journal.log();
         let json = view::state_json(station, now, self.seq, &self.health);
         let call = station.current().and_then(view::last_call);
         let key = call
@@ -697,7 +693,7 @@ fn forward<T: Send + 'static>(
     Ok(())
 }
 
-fn print_call(station: &crate::journal::Station, c: &view::CallView) {
+fn print_call(station: &MatchLog, c: &view::CallView) {
     let team = station
         .current()
         .map(|m| m.team_name(c.team).to_string())

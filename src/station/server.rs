@@ -9,8 +9,6 @@ use super::auth::{self, LoginError, PinGate, Tokens};
 use super::board_view::board_view;
 use super::command::Command;
 use super::hub::{CalibrateStep, Hub, Published};
-use crate::referee::EvidenceRef;
-use crate::rules::gostop::{Card, Kind, Report, Sheet};
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
@@ -24,6 +22,8 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use yut_match::EvidenceRef;
+use yut_rules::gostop::{Card, Kind, Report, Sheet};
 
 /// The API name sent in every `hello`.
 pub const API: &str = "yutstation-ws/1";
@@ -37,7 +37,7 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Commands of one referee socket waiting for the station; more are refused.
 const COMMAND_QUEUE: usize = 32;
 
-struct Shared {
+struct ServerShared {
     hub: Hub,
     gate: Mutex<PinGate>,
     tokens: Mutex<Tokens>,
@@ -47,7 +47,7 @@ struct Shared {
     cards_json: String,
 }
 
-type App = Arc<Shared>;
+type App = Arc<ServerShared>;
 
 /// Serve the pages and the API on `listener` until the task is dropped.
 pub async fn serve(hub: Hub, listener: tokio::net::TcpListener) -> std::io::Result<()> {
@@ -56,7 +56,7 @@ pub async fn serve(hub: Hub, listener: tokio::net::TcpListener) -> std::io::Resu
 
 /// The routes, for [`serve`] (and for embedding in a bigger router).
 pub fn router(hub: Hub) -> Router {
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(ServerShared {
         gate: Mutex::new(PinGate::new(&hub.pin)),
         hub,
         tokens: Mutex::new(Tokens::default()),
@@ -249,7 +249,7 @@ async fn login(State(app): State<App>, body: Bytes) -> Result<Response, Refusal>
 }
 
 /// The name behind the request's bearer token, or the 401 to answer.
-fn referee(app: &Shared, headers: &HeaderMap) -> Result<String, Refusal> {
+fn referee(app: &ServerShared, headers: &HeaderMap) -> Result<String, Refusal> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

@@ -1,15 +1,10 @@
 //! Rendered camera footage for the demo and the tests: a generated station (mat,
-//! light, stick set from `src/sim`) whose thrower throws whenever the match says a
+//! light, stick set from `yut_sim`) whose thrower throws whenever the match says a
 //! throw is due. Each throw's rendered truth is handed to the demo's scorekeeper so
 //! the calls can be checked; nothing of it reaches the vision.
 
 use super::core::ThrowGate;
 use crate::capture::{CaptureError, Clock, Frame, FrameSource};
-use crate::referee::Millis;
-use crate::sim::{self, FramePhase, Look, Scene, ThrowTruth};
-use crate::vision::calibrate::{calibrate, MatSpec};
-use crate::vision::classify::Classifier;
-use crate::vision::{self, Detector};
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -17,6 +12,8 @@ use std::collections::VecDeque;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
+use yut_match::Millis;
+use yut_sim::{self, FramePhase, Look, Scene, ThrowTruth};
 
 /// One rendered throw and what it really was.
 #[derive(Debug, Clone)]
@@ -31,50 +28,6 @@ pub struct RenderedThrow {
 
 /// Frames per second of the rendered footage.
 pub const FPS: u64 = 10;
-
-/// The station set up for a look, as a crew would with `/calibrate`: calibrate the
-/// empty mat, teach the three stick pictures.
-pub fn simulated_detector(look: &Look, classifier: Classifier) -> anyhow::Result<Detector> {
-    Ok(simulated_station(look, classifier)?.0)
-}
-
-/// A generated station's detector and the measured sticks it was taught with.
-pub fn simulated_station(
-    look: &Look,
-    classifier: Classifier,
-) -> anyhow::Result<(Detector, vision::TeachSet)> {
-    let empty = render(look, &empty_scene(look))?;
-    let spec: MatSpec = look.mat_arg().parse().map_err(anyhow::Error::msg)?;
-    let cal = calibrate(&empty, spec).map_err(|e| anyhow::anyhow!("calibrate: {e}"))?;
-    let teach = |w: &str| render(look, &sim::teach_scene(look, w));
-    // A station reading with a model refuses a stick set it cannot read, as
-    // `teach` does; the stations that render training throws read with the
-    // taught-faces rule and learn from every look.
-    let checked_by = (!classifier.is_taught_rule()).then_some(&classifier);
-    let t = vision::teach(
-        &cal,
-        &empty,
-        [&teach("front")?, &teach("back")?, &teach("marked")?],
-        checked_by,
-    )
-    .map_err(|e| anyhow::anyhow!("teach: {e}"))?;
-    Ok((
-        Detector::new(t.calibration, t.taught, empty, classifier)?,
-        t.set,
-    ))
-}
-
-fn empty_scene(look: &Look) -> Scene {
-    Scene {
-        sticks: vec![],
-        hand: None,
-        noise_seed: look.seed ^ 0xe,
-    }
-}
-
-fn render(look: &Look, scene: &Scene) -> anyhow::Result<Mat> {
-    Ok(sim::render(look, scene).to_bgr_mat()?)
-}
 
 /// Called when a rendered throw leaves the thrower's hands.
 type ThrowHook = Box<dyn FnMut(&ThrowTruth) + Send>;
@@ -156,7 +109,7 @@ impl SimCamera {
 
     fn start_throw(&mut self, g: ThrowGate) {
         self.throws += 1;
-        let seq = sim::throw_sequence(
+        let seq = yut_sim::throw_sequence(
             &self.look,
             self.seed.wrapping_add(self.throws * 7919),
             1,
@@ -211,13 +164,13 @@ impl FrameSource for SimCamera {
         let image = match self.queue.pop_front() {
             Some((FramePhase::Still { .. }, scene)) => {
                 if self.still.is_none() {
-                    self.still = Some(sim::render(&self.look, &scene).to_bgr_mat()?);
+                    self.still = Some(yut_sim::render(&self.look, &scene).to_bgr_mat()?);
                 }
                 self.still.as_ref().expect("just rendered").try_clone()?
             }
             Some((FramePhase::Empty, _)) | None => self.idle()?,
             Some((_, scene)) => {
-                let small = sim::render(&self.half, &scene).to_bgr_mat()?;
+                let small = yut_sim::render(&self.half, &scene).to_bgr_mat()?;
                 let mut full = Mat::default();
                 imgproc::resize(
                     &small,
@@ -248,7 +201,8 @@ impl SimCamera {
     /// The empty mat, rendered once.
     fn idle(&mut self) -> opencv::Result<Mat> {
         if self.idle.is_none() {
-            self.idle = Some(sim::render(&self.look, &empty_scene(&self.look)).to_bgr_mat()?);
+            self.idle =
+                Some(yut_sim::render(&self.look, &yut_sim::empty_scene(&self.look)).to_bgr_mat()?);
         }
         self.idle.as_ref().expect("just rendered").try_clone()
     }

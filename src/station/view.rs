@@ -2,10 +2,10 @@
 //! (`docs/station-api.md`, "State"). Pure: built from the folded journal, the time
 //! and the station's health.
 
-use crate::journal::Station;
-use crate::referee::{CallSource, MatchState, Millis, TeamIx, ThrowNo, ThrowRecord};
-use crate::rules::yut::ThrowResult;
 use serde::Serialize;
+use yut_match::MatchLog;
+use yut_match::{CallSource, MatchState, Millis, TeamIx, ThrowNo, ThrowRecord};
+use yut_rules::yut::ThrowResult;
 
 /// The station's parts, one short line each, for the status bar.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -107,15 +107,15 @@ struct StateView<'a> {
     now_ms: Millis,
     seq: u64,
     game_number: u32,
-    setup: Option<&'a crate::referee::MatchSetup>,
+    setup: Option<&'a yut_match::MatchSetup>,
     #[serde(rename = "match")]
-    current: Option<crate::referee::Snapshot>,
+    current: Option<yut_match::Snapshot>,
     last_call: Option<CallView>,
     station: &'a Health,
 }
 
 /// The state document at `now`.
-pub fn state_json(station: &Station, now: Millis, seq: u64, health: &Health) -> String {
+pub fn state_json(station: &MatchLog, now: Millis, seq: u64, health: &Health) -> String {
     let game = station.current();
     let view = StateView {
         now_ms: now,

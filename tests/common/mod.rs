@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use yut_match::{MatchSetup, Player, Posture, TeamSetup, Verdict};
 use yutstation::capture::{CaptureError, Clock, Frame, FrameSource};
-use yutstation::referee::{MatchSetup, Player, Posture, TeamSetup, Verdict};
 use yutstation::station::eyes::{Seen, VisionSetup};
 use yutstation::station::run::{Options, Station};
 use yutstation::station::Hub;
@@ -43,7 +43,7 @@ pub struct StandIn {
     pub addr: SocketAddr,
     pub hub: Hub,
     /// Camera throws: each verdict is reported to the core as a judged throw.
-    pub camera: Camera,
+    pub camera: ThrowReporter,
     /// When each seq was published (for latency measurements).
     pub published_at: Arc<Mutex<Vec<(u64, Instant)>>>,
     pub dir: tempfile::TempDir,
@@ -55,16 +55,16 @@ pub struct StandIn {
 }
 
 /// Reports camera throws the way the vision thread does.
-pub struct Camera {
+pub struct ThrowReporter {
     sightings: std::sync::mpsc::Sender<Seen>,
     evidence: Arc<yutstation::journal::EvidenceStore>,
 }
 
-impl Camera {
+impl ThrowReporter {
     /// Report a throw: its reading, confidence, flags (as reasons the referee must
     /// decide) and evidence (an image already stored, by hash).
     pub async fn send(&self, v: Verdict) -> Result<(), String> {
-        use yutstation::vision::{self, Face, Placement, Reason, StickReading};
+        use yut_vision::{self, Face, Placement, Reason, StickReading};
         let evidence = match v.evidence.first() {
             Some(h) => self.evidence.get(h).map_err(|e| e.to_string())?,
             None => vec![],
@@ -92,7 +92,7 @@ impl Camera {
             confidence: v.confidence.unwrap_or(1.0) as f64,
             doubts: vec![],
         };
-        let verdict = vision::Verdict {
+        let verdict = yut_vision::ThrowReading {
             result: reasons.is_empty().then_some(best),
             best_guess: best,
             confidence: v.confidence.unwrap_or(1.0) as f64,
@@ -205,7 +205,7 @@ impl StandIn {
                 let _ = server.await;
             }),
         ];
-        let camera = Camera {
+        let camera = ThrowReporter {
             sightings: station.sightings(),
             evidence: hub.evidence.clone(),
         };
@@ -406,12 +406,12 @@ pub async fn command(addr: SocketAddr, token: &str, command: Value) -> (u16, Val
     )
 }
 
-/// A rendered throw (the synthetic camera of `src/sim`) as JPEG: a real picture for
+/// A rendered throw (the synthetic camera of `yut_sim`) as JPEG: a real picture for
 /// the live view and for evidence.
 pub fn rendered_jpeg(seed: u64) -> Vec<u8> {
     use opencv::core::Vector;
     use opencv::prelude::VectorToVec;
-    use yutstation::sim::{render, throw_scene, Look};
+    use yut_sim::{render, throw_scene, Look};
     let look = Look::random(seed, 320, 240);
     let (scene, _) = throw_scene(&look, seed, None);
     let mat = render(&look, &scene).to_bgr_mat().expect("a BGR picture");

@@ -1,0 +1,539 @@
+//! `yutstation eval`: the vision measured on generated throws of held-out looks
+//! (rendered here and judged as a station would), with its calls counted against
+//! the truth; `--from-dump` ([`crate::stored`]) and `--photoreal`
+//! ([`crate::photoreal`]) measure stored looks and photo sets instead.
+//!
+//! Not pure: it renders, may write dumps, and prints the report.
+
+use crate::station::simulated_station;
+use crate::{dump, load_classifier, say, say_lowered_bar, to_mat, InputError};
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Instant;
+use yut_rules::yut::ThrowResult;
+use yut_sim::{self, Look, HELD_OUT_LOOK_BASE};
+use yut_vision::features::N_APPEAR;
+use yut_vision::files::DEFAULT_MODEL;
+use yut_vision::settle::{self, SettleEvent, Tracker};
+use yut_vision::{self, Detector, ThrowReading};
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Generated throws in all.
+    #[arg(long, default_value_t = 500)]
+    pub(crate) throws: usize,
+    /// Held-out looks to spread them over.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) looks: usize,
+    /// First held-out look (offset from the held-out base).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) look_offset: u64,
+    #[arg(long, default_value_t = 1280)]
+    pub(crate) width: u32,
+    #[arg(long, default_value_t = 720)]
+    pub(crate) height: u32,
+    /// Throw sequences to run through the settle tracker (watch latency).
+    #[arg(long, default_value_t = 4)]
+    pub(crate) sequences: usize,
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    pub(crate) model: PathBuf,
+    /// Evaluate on a photo set laid out like shared/data/photoreal-dev instead.
+    #[arg(long)]
+    pub(crate) photoreal: Option<PathBuf>,
+    /// Print every wrong or undecided throw (with `--from-dump`, also each of
+    /// its sticks: what held it, its truth against its fit, what each reader
+    /// gave).
+    #[arg(long)]
+    pub(crate) verbose: bool,
+    /// Also store every look's measured sticks here (see `--from-dump`).
+    #[arg(long)]
+    pub(crate) dump: Option<PathBuf>,
+    /// With `--from-dump`: judge the stored throws under a grid of calling
+    /// thresholds and print the best set for each count of silent errors.
+    #[arg(long)]
+    pub(crate) sweep: bool,
+    /// Measure stored looks (written by `--dump`) instead of rendering: the
+    /// features are recomputed, so a feature or model change is measured in
+    /// seconds. Figures to report come from a rendering run.
+    #[arg(long, num_args = 1..)]
+    pub(crate) from_dump: Vec<PathBuf>,
+    /// Diagnosis: move every found stick to the true pose of the nearest true
+    /// stick before reading it (a stick lying on a face at the full taught
+    /// width), so the figures show the face reader alone (the finder's
+    /// placement errors taken out; how many sticks it found stays its own).
+    #[arg(long)]
+    pub(crate) true_placement: bool,
+    /// With `--from-dump`: judge under these calling bars instead of the
+    /// shipped ones: FACE_CALL,READER_FACE_CALL,FACE_CALL_SHARED,NEITHER_MAX,MARK_CALL,MIN_CONF,CROSSED
+    /// (as `--sweep` prints them).
+    #[arg(long, value_parser = parse_bars, requires = "from_dump")]
+    pub(crate) bars: Option<yut_vision::Thresholds>,
+    /// With `--from-dump`: also write one CSV row per found stick (its truth,
+    /// fit, readers, doubts, mark and place against the mat edge) to this
+    /// file, for analysis.
+    #[arg(long, requires = "from_dump")]
+    pub(crate) csv: Option<PathBuf>,
+    /// With `--from-dump`: read each stick's face probabilities from this CSV
+    /// (`look,throw,stick,front,back,neither,mark`, as
+    /// `tools/train_reader.py --probs` writes) in place of the stick reader's,
+    /// laid beside the forest and the net as the station combines them, to
+    /// judge another reader's output under the shipped verdict (experiments).
+    #[arg(long, requires = "from_dump")]
+    pub(crate) probs: Option<PathBuf>,
+}
+
+fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>().map_err(|e| format!("{x:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let [face_call, reader_face_call, face_call_shared, neither_max, mark_need, min_conf, crossed] =
+        v[..]
+    else {
+        return Err(format!("seven numbers, not {}", v.len()));
+    };
+    Ok(yut_vision::Thresholds {
+        face_call,
+        reader_face_call,
+        face_call_shared,
+        neither_max,
+        mark_need,
+        min_conf,
+        crossed,
+    })
+}
+
+/// A generated station: its look, calibration and taught detector.
+struct SimStation {
+    look: Look,
+    det: Detector,
+}
+
+#[derive(Default)]
+pub(crate) struct EvalTally {
+    pub(crate) clear: usize,
+    pub(crate) clear_right: usize,
+    pub(crate) clear_undecided: usize,
+    pub(crate) ambiguous: usize,
+    pub(crate) ambiguous_referred: usize,
+    pub(crate) silent: usize,
+    pub(crate) total: usize,
+    pub(crate) ms: Vec<f64>,
+    /// Per generated hard case: how its clear throws went (photo sets have none).
+    pub(crate) by_case: std::collections::BTreeMap<String, CaseTally>,
+    /// Clear throws whose one flat face has another stick over its mark
+    /// (`ThrowTruth::mark_covered`): called right, referred, called wrong.
+    pub(crate) mark_covered: [usize; 3],
+}
+
+/// How the clear throws of one hard case went, with why the referred ones were.
+#[derive(Default)]
+pub(crate) struct CaseTally {
+    clear: usize,
+    right: usize,
+    referred: usize,
+    reasons: std::collections::BTreeMap<String, usize>,
+}
+
+impl EvalTally {
+    pub(crate) fn add(
+        &mut self,
+        truth_result: ThrowResult,
+        ambiguous: bool,
+        v: &ThrowReading,
+        ms: f64,
+    ) -> bool {
+        self.add_case(None, truth_result, ambiguous, v, ms)
+    }
+
+    pub(crate) fn add_case(
+        &mut self,
+        case: Option<yut_sim::HardCase>,
+        truth_result: ThrowResult,
+        ambiguous: bool,
+        v: &ThrowReading,
+        ms: f64,
+    ) -> bool {
+        if let (Some(case), false) = (case, ambiguous) {
+            let c = self.by_case.entry(format!("{case:?}")).or_default();
+            c.clear += 1;
+            match v.result {
+                Some(r) if r == truth_result => c.right += 1,
+                None => {
+                    c.referred += 1;
+                    for r in &v.reasons {
+                        *c.reasons.entry(format!("{r:?}")).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.total += 1;
+        self.ms.push(ms);
+        let mut ok = true;
+        if ambiguous {
+            self.ambiguous += 1;
+            if v.result.is_none() {
+                self.ambiguous_referred += 1;
+            } else {
+                ok = false;
+            }
+        } else {
+            self.clear += 1;
+            match v.result {
+                Some(r) if r == truth_result => self.clear_right += 1,
+                None => {
+                    self.clear_undecided += 1;
+                    ok = false;
+                }
+                _ => ok = false,
+            }
+        }
+        if let Some(r) = v.result {
+            if r != truth_result {
+                self.silent += 1;
+            }
+        }
+        ok
+    }
+
+    /// Count a clear generated throw whose deciding mark no camera can see.
+    pub(crate) fn add_mark_covered(&mut self, truth: &yut_sim::ThrowTruth, v: &ThrowReading) {
+        if truth.mark_covered && !truth.ambiguous {
+            let k = match v.result {
+                Some(r) if r == truth.result => 0,
+                None => 1,
+                Some(_) => 2,
+            };
+            self.mark_covered[k] += 1;
+        }
+    }
+
+    /// The clear throws whose deciding mark shows (those called right, and
+    /// all of them). The headline counts a throw whose one flat face has its
+    /// mark under another stick as clear, as the rulebook does, so it can
+    /// never reach 100 %: the station must refer those (it cannot see the
+    /// mark), and this is the figure with them left out.
+    pub(crate) fn clear_in_view(&self) -> (usize, usize) {
+        let [covered_right, covered_referred, covered_wrong] = self.mark_covered;
+        let covered = covered_right + covered_referred + covered_wrong;
+        (self.clear_right - covered_right, self.clear - covered)
+    }
+
+    pub(crate) fn print(&self, title: &str) {
+        let pct = |a: usize, b: usize| {
+            if b == 0 {
+                f64::NAN
+            } else {
+                100.0 * a as f64 / b as f64
+            }
+        };
+        let ms = sorted(self.ms.clone());
+        let q = |f: f64| quantile(&ms, f);
+        println!("{title}");
+        println!(
+            "  unambiguous throws called right: {:.2}% ({}/{}; {} referred, {} wrong)",
+            pct(self.clear_right, self.clear),
+            self.clear_right,
+            self.clear,
+            self.clear_undecided,
+            self.clear - self.clear_right - self.clear_undecided
+        );
+        println!(
+            "  silent errors (confident and wrong): {:.2}% ({}/{})",
+            pct(self.silent, self.total),
+            self.silent,
+            self.total
+        );
+        println!(
+            "  ambiguous throws referred: {:.2}% ({}/{})",
+            pct(self.ambiguous_referred, self.ambiguous),
+            self.ambiguous_referred,
+            self.ambiguous
+        );
+        println!(
+            "  per-frame judge time: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            q(0.5),
+            q(0.95),
+            q(1.0)
+        );
+        let [covered_right, covered_referred, covered_wrong] = self.mark_covered;
+        let covered = covered_right + covered_referred + covered_wrong;
+        if covered > 0 {
+            println!(
+                "  of the unambiguous throws, {covered} have the one flat face's mark under another stick (no camera sees it): {covered_right} called right, {covered_referred} referred, {covered_wrong} wrong"
+            );
+            let (right, seen) = self.clear_in_view();
+            println!(
+                "  unambiguous throws with that mark in view called right: {:.2}% ({right}/{seen}); the most a camera could call of all unambiguous throws here: {:.2}%",
+                pct(right, seen),
+                pct(seen, self.clear)
+            );
+        }
+        if !self.by_case.is_empty() {
+            println!(
+                "  clear throws by hard case (called right / clear; referred, with their reasons):"
+            );
+        }
+        for (case, c) in &self.by_case {
+            println!(
+                "    {case:9} {:6.2}% ({}/{}; {} referred: {:?})",
+                pct(c.right, c.clear),
+                c.right,
+                c.clear,
+                c.referred,
+                c.reasons
+            );
+        }
+    }
+}
+
+/// `yutstation eval`.
+pub fn run(a: EvalArgs) -> Result<()> {
+    if let Some(dir) = &a.photoreal {
+        return crate::photoreal::run(dir, &a.model, a.verbose);
+    }
+    if !a.from_dump.is_empty() {
+        return crate::stored::run(&a);
+    }
+    if a.looks == 0 || a.throws == 0 {
+        return Err(InputError("--looks and --throws must be at least 1".into()).into());
+    }
+    let bar = ProgressBar::new(a.throws as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} throws, {elapsed} elapsed, eta {eta} {msg}",
+    )?);
+    let mut tally = EvalTally::default();
+    let mut failed_looks = Vec::new();
+    let mut latencies = Vec::new();
+    let mut watch_calls = (0usize, 0usize, 0usize); // calls, throws, calls while moving
+    let per_look = a.throws.div_ceil(a.looks);
+    let mut done = 0;
+    let mut look_i = 0u64;
+    let mut stations = 0;
+    // The slowest frame judged (ms, look, throw), so it can be found again
+    // (`simulate --look L --throws K+1`) and profiled.
+    let mut slowest: Option<(f64, u64, usize)> = None;
+    while done < a.throws {
+        let seed = HELD_OUT_LOOK_BASE + a.look_offset + look_i;
+        look_i += 1;
+        if look_i > a.looks as u64 * 4 + 10 {
+            break;
+        }
+        let look = Look::random(seed, a.width, a.height);
+        let (det, teach) = match simulated_station(&look, load_classifier(&a.model)?) {
+            Ok(s) => s,
+            Err(e) => {
+                say(&bar, format!("look {seed}: {e:#}"));
+                failed_looks.push(seed);
+                continue;
+            }
+        };
+        say_lowered_bar(&bar, seed, &det);
+        let mut dump = dump::LookDump::new(seed, &det.calibration, teach);
+        let st = SimStation { look, det };
+        stations += 1;
+        for k in 0..per_look.min(a.throws - done) {
+            let (scene, truth) = yut_sim::numbered_throw(&st.look, k as u64);
+            let img = to_mat(&yut_sim::render(&st.look, &scene))?;
+            let t = Instant::now();
+            let (sticks, probs) = if a.true_placement {
+                let sticks = st
+                    .det
+                    .measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
+                let probs = st.det.probs(&sticks)?;
+                (sticks, probs)
+            } else {
+                st.det.read(&img)?
+            };
+            let v = yut_vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            if slowest.is_none_or(|(worst, ..)| ms > worst) {
+                slowest = Some((ms, seed, k));
+            }
+            let ok = tally.add_case(Some(truth.case), truth.result, truth.ambiguous, &v, ms);
+            tally.add_mark_covered(&truth, &v);
+            if !ok && a.verbose {
+                say(&bar, format!(
+                    "look {seed} throw {k} ({:?}): truth {} ambiguous {} → {} best {} reasons {:?} faces {:?} truth faces {:?}",
+                    truth.case,
+                    truth.result,
+                    truth.ambiguous,
+                    v.result_id(),
+                    v.best_guess,
+                    v.reasons,
+                    v.sticks.iter().map(|s| (s.face, (s.confidence * 100.0).round())).collect::<Vec<_>>(),
+                    truth.sticks.iter().map(|s| s.face).collect::<Vec<_>>()
+                ));
+            }
+            if a.dump.is_some() {
+                dump.throws.push(dump::ThrowDump { truth, sticks });
+            }
+            done += 1;
+            bar.inc(1);
+        }
+        if let Some(dir) = &a.dump {
+            dump.write(dir)?;
+        }
+        if stations <= a.sequences {
+            let seq = yut_sim::throw_sequence(&st.look, seed, 2, 30, 12);
+            let empty_mat = settle::empty_mat(&st.det.empty)?;
+            let mut tracker = Tracker::new(st.det.settle_config());
+            let mut prev: Option<settle::Small> = None;
+            watch_calls.1 += seq.throws.len();
+            for fr in &seq.frames {
+                let img = to_mat(&yut_sim::render(&st.look, &fr.scene))?;
+                let small = settle::small_grey(&img)?;
+                let stats = settle::frame_stats(fr.t_ms, &small, prev.as_ref(), &empty_mat)?;
+                prev = Some(small);
+                if let Some(SettleEvent::Judge { .. }) = tracker.update(stats) {
+                    let t = Instant::now();
+                    let _ = st.det.detect(&img)?;
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    watch_calls.0 += 1;
+                    if !matches!(fr.phase, yut_sim::FramePhase::Still { .. }) {
+                        watch_calls.2 += 1;
+                        if a.verbose {
+                            say(
+                                &bar,
+                                format!(
+                                    "look {seed}: judged while moving at {} ms ({:?}, throw {})",
+                                    fr.t_ms, fr.phase, fr.throw
+                                ),
+                            );
+                        }
+                    }
+                    // Latency from the first frame where the sticks lay still.
+                    if let Some(first) = seq.frames.iter().find(|f| {
+                        f.throw == fr.throw && f.phase == yut_sim::FramePhase::Still { first: true }
+                    }) {
+                        latencies.push(fr.t_ms as f64 - first.t_ms as f64 + ms);
+                    }
+                }
+            }
+        }
+    }
+    bar.finish();
+    tally.print(&format!(
+        "generated: {} throws in {} held-out looks at {}x{} (looks from {}; {} looks refused calibration/teaching)",
+        tally.total,
+        stations,
+        a.width,
+        a.height,
+        HELD_OUT_LOOK_BASE + a.look_offset,
+        failed_looks.len()
+    ));
+    if let Some((ms, look, k)) = slowest {
+        println!("  slowest frame: look {look} throw {k}, {ms:.1} ms");
+    }
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "  watch: {} calls for {} throws ({} while moving); latency after the sticks stop: median {:.0} ms, max {:.0} ms",
+        watch_calls.0,
+        watch_calls.1,
+        watch_calls.2,
+        latencies.get(latencies.len() / 2).copied().unwrap_or(f64::NAN),
+        latencies.last().copied().unwrap_or(f64::NAN)
+    );
+    Ok(())
+}
+
+/// Move a found stick to the pose of the nearest true stick (`--true-placement`).
+fn place_at_truth(
+    s: &mut yut_vision::sticks::Found,
+    nominal: (f64, f64),
+    truth: &yut_sim::ThrowTruth,
+) {
+    if let Some((t, dist)) = dump::nearest_truth(truth, s) {
+        if dist < s.length * 0.5 {
+            let a = t.angle_deg.to_radians();
+            s.center = t.center_px;
+            // Counter-clockwise as viewed, image y down.
+            s.dir = [a.cos(), -a.sin()];
+            // A stick lying on a face covers its full width (the finder may
+            // have fitted it slim, or as on its edge).
+            if t.face != yut_sim::TruthFace::Ambiguous {
+                s.width = nominal.1;
+            }
+        }
+    }
+}
+
+/// One stick of a referred or wrong throw, for `eval --from-dump --verbose`:
+/// what held it (its doubts), its truth against its fit, the fitted width and
+/// band (in taught widths), and what each reader gave.
+pub(crate) fn stick_detail(
+    truth: &yut_sim::ThrowTruth,
+    s: &yut_vision::Measured,
+    r: &yut_vision::StickReading,
+    p: &yut_vision::classify::FaceProbs,
+) -> String {
+    let truth_face = dump::nearest_truth(truth, &s.found).map(|(ts, _)| {
+        format!(
+            "{:?} up {:.2} at {:?} {:.0}°",
+            ts.face,
+            ts.up,
+            ts.center_px.map(|v| v.round()),
+            ts.angle_deg,
+        )
+    });
+    let round2 = |x: [f64; 3]| x.map(|v| (v * 100.0).round() / 100.0);
+    format!(
+        "stick at {:?} {:.0}°: {:?}, doubts {:?}; truth {}; shared {}, size {:.2}×{:.2}, band {:.2}, blob {:.2}; front {:.2} back {:.2} neither {:.2}, readers {:?}, stick reader {:?}",
+        s.found.center.map(|v| v.round()),
+        r.angle_deg,
+        r.face,
+        r.doubts,
+        truth_face.unwrap_or_else(|| "none near".into()),
+        s.found.shared,
+        s.features[N_APPEAR],
+        s.features[N_APPEAR + 1],
+        s.features[yut_vision::features::BAND_WIDTH],
+        s.found.blob_ratio,
+        p.front,
+        p.back,
+        p.neither,
+        p.readers.map(|r| r.map(round2)),
+        p.stick.map(round2),
+    )
+}
+
+/// How near the mat's edge (cm, by the truth) a stick's placement counts in
+/// `eval --from-dump`'s figure for the calibration at the edge.
+pub(crate) const NEAR_EDGE_CM: f64 = 25.0;
+
+/// The value at share `f` (0..1) of the sorted values `sorted` (NaN when
+/// there are none).
+pub(crate) fn quantile(sorted: &[f64], f: f64) -> f64 {
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * f).round() as usize)
+        .copied()
+        .unwrap_or(f64::NAN)
+}
+
+/// `v` sorted, for [`quantile`].
+pub(crate) fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throws_whose_mark_no_camera_sees_are_left_out_of_the_in_view_figure() {
+        let mut t = EvalTally {
+            clear: 100,
+            clear_right: 90,
+            clear_undecided: 10,
+            ..EvalTally::default()
+        };
+        assert_eq!(t.clear_in_view(), (90, 100));
+        // Two referred (as they must be), one called right by luck.
+        t.mark_covered = [1, 2, 0];
+        assert_eq!(t.clear_in_view(), (89, 97));
+    }
+}

@@ -1,0 +1,48 @@
+//! The station's vision, on OpenCV: calibrate a mat, teach a stick set, judge a
+//! still frame, tell when a throw has settled.
+//!
+//! Values in, values out: images arrive as OpenCV matrices already loaded, the
+//! profile as a value, time as a number. No clock, no thread, no camera. The one
+//! module that touches the disk is [`files`] (profiles, their pictures and the
+//! appearance models, which OpenCV loads from paths); the shells call it, the
+//! algorithms never do.
+//!
+//! One still frame, stage by stage:
+//!
+//! 1. [`sticks`]: the foreground against the empty mat, and the sticks in it as
+//!    rotated rectangles (touching ones split with the known stick size).
+//! 2. [`mod@measure`]: each stick placed on the mat ([`geometry`], [`calibrate`]) and
+//!    measured: its resampled patch and [`features`] relative to the taught set.
+//! 3. [`classify`]: the readers (a forest and a net on the features and the
+//!    picture, the stick reader of [`reader`]) give each stick's face and mark.
+//! 4. [`verdict`]: the throw's reading, [`ThrowReading`], which leaves the result
+//!    `None` (with reasons) whenever any part of it is not clear.
+//!
+//! [`Detector`] holds one station's calibration, taught set and models and runs
+//! the stages; [`mod@teach`] learns a stick set from its pictures ([`profile`] keeps
+//! it); [`settle`] follows a stream of frames to the still one to judge.
+
+pub mod calibrate;
+pub mod classify;
+pub mod detector;
+pub mod features;
+pub mod files;
+pub mod geometry;
+pub mod measure;
+pub mod profile;
+pub mod reader;
+pub mod settle;
+pub mod sticks;
+pub mod teach;
+pub mod verdict;
+
+pub use detector::Detector;
+pub use measure::{mark_score, measure, measure_placed, nominal_px, on_mat, refresh_all, Measured};
+pub use teach::{
+    check_readable, learn, readability, taught_mark_reads, teach, teach_measure, teach_notes,
+    with_taught_tilt, TeachError, TeachSet, Teaching, FACES_LOOK_ALIKE, SMALL_STICK_PX, UNREADABLE,
+};
+pub use verdict::{
+    judge, judge_with, Doubt, Face, Placement, Reason, StickReading, Thresholds, ThrowReading,
+    CROSSED, FACE_CALL, MARK_NEED,
+};

@@ -1,0 +1,322 @@
+//! Measuring a frame's sticks, pure: find them ([`crate::sticks`]), place each on
+//! the mat ([`on_mat`]) and measure it ([`Measured`]: its patch and features
+//! relative to the taught set). Judging and teaching both measure through here.
+
+use crate::calibrate::{self, Calibration};
+use crate::features::{features, patch, Patch, MARK_PEAK, N_FEATURES};
+use crate::sticks::{
+    self, blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
+    find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale, Found,
+    Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
+};
+use crate::verdict;
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+/// The mark score of a stick: how much dark ink its flat face shows.
+pub fn mark_score(f: &[f32; N_FEATURES]) -> f32 {
+    f[MARK_PEAK]
+}
+
+/// One stick found in a frame with its features.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Measured {
+    pub found: Found,
+    pub center_cm: [f64; 2],
+    /// Footprint corners on the mat (cm).
+    pub corners_cm: [[f64; 2]; 4],
+    /// The stick resampled (kept so features can be recomputed offline).
+    pub patch: Patch,
+    /// Its taught (length, width) in pixels where it lies.
+    pub nominal: (f64, f64),
+    #[serde(skip, default = "no_features")]
+    pub features: [f32; N_FEATURES],
+}
+
+fn no_features() -> [f32; N_FEATURES] {
+    [0.0; N_FEATURES]
+}
+
+impl Measured {
+    /// How far inside the edge of `mat` (cm, negative outside) its centre
+    /// and its outermost corner lie: what its placement is judged by.
+    pub fn inside_mat(&self, mat: &calibrate::MatSpec) -> (f64, f64) {
+        let corner = self
+            .corners_cm
+            .iter()
+            .map(|c| mat.inside_by(*c))
+            .fold(f64::MAX, f64::min);
+        (mat.inside_by(self.center_cm), corner)
+    }
+
+    /// Compute the features again from the stored patch (after a dump is read,
+    /// or after `features` changed). `others`: the other sticks of the frame.
+    pub fn refresh_features(&mut self, others: &[Found]) {
+        self.features = features(&self.patch, &self.found, self.nominal, others);
+    }
+}
+
+/// Where a found stick lies on the mat (cm): its middle and its footprint's
+/// corners, each the point of the mat under it
+/// ([`Calibration::under_stick`]; `camera` from [`Calibration::camera`]).
+pub fn on_mat(
+    cal: &Calibration,
+    s: &Found,
+    width_cm: f64,
+    camera: Option<[f64; 3]>,
+) -> ([f64; 2], [[f64; 2]; 4]) {
+    let under = |px: [f64; 2]| cal.under_stick(px, width_cm, camera);
+    (under(s.center), s.corners().map(under))
+}
+
+/// Recompute the features of all the sticks of one frame.
+pub fn refresh_all(sticks: &mut [Measured]) {
+    let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
+    for (i, s) in sticks.iter_mut().enumerate() {
+        s.refresh_features(&others_than(&found, i));
+    }
+}
+
+/// Expected stick (length, width) in pixels at an image point.
+pub fn nominal_px(cal: &Calibration, length_cm: f64, width_cm: f64, at: [f64; 2]) -> (f64, f64) {
+    let s = cal.map.px_per_cm(at);
+    (length_cm * s, width_cm * s)
+}
+
+/// Find sticks and measure them, as teaching does: every stick lies on the
+/// mat, so there is no second look off it ([`sticks::find_off_mat`]), and
+/// apart from the others, so each blob is one stick (`Split::Never`, as
+/// teaching's first pass; ADR 0078). `size_cm` is the taught (length, width).
+pub fn measure(
+    cal: &Calibration,
+    reference: &Reference,
+    empty: &Mat,
+    frame: &Mat,
+    size_cm: (f64, f64),
+) -> opencv::Result<Vec<Measured>> {
+    measure_placed(
+        cal,
+        reference,
+        empty,
+        frame,
+        size_cm,
+        Split::Never,
+        &|_, _| {},
+        false,
+    )
+}
+
+/// [`measure`], with each found stick's placement (full-frame pixels) passed
+/// through `place` before it is measured: `eval --true-placement` moves it to
+/// the true pose, to tell the finder's errors from the face reader's. It is
+/// given the taught (length, width) in pixels where the stick was found.
+/// With `look_off_mat` (judging a throw, not teaching), a throw whose sticks
+/// show in pieces or too few gets a look at the lowest colour bar
+/// ([`sticks::PIECES_COLOUR_BAR`], taken when it finds four whole sticks),
+/// and one still short of sticks the faint second look off the mat
+/// ([`sticks::find_off_mat`]). `split`: how a blob bigger than
+/// one stick is taken (the station's lone-stick area, [`Split::Blobs`]).
+#[allow(clippy::too_many_arguments)]
+pub fn measure_placed(
+    cal: &Calibration,
+    reference: &Reference,
+    empty: &Mat,
+    frame: &Mat,
+    size_cm: (f64, f64),
+    split: Split,
+    place: &dyn Fn(&mut Found, (f64, f64)),
+    look_off_mat: bool,
+) -> opencv::Result<Vec<Measured>> {
+    let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
+    let sc = work_scale(frame.cols());
+    let small_size = |p: [f64; 2]| {
+        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
+        (l * sc, w * sc)
+    };
+    let centre = cal.map.to_px([0.0, 0.0]);
+    let lab = to_lab(frame)?;
+    let bridged = |m: Mat| bridge(&m, size_at(centre).1 * sc);
+    let mut mask = bridged(foreground(&lab, reference)?)?;
+    let mut small_found = find_sticks(&mask, &small_size, split)?;
+    let mut colour_bar = reference.colour_bar;
+    // Sticks in pieces, or too few: a second look at the lowest bar, taken
+    // only when it finds four whole sticks (ADR 0074).
+    let is_piece =
+        |s: &Found| !s.shared && s.length < verdict::FRAGMENT_LENGTH * small_size(s.center).0;
+    let in_pieces = |found: &[Found]| found.len() < THROWN_STICKS || found.iter().any(is_piece);
+    if look_off_mat && colour_bar > PIECES_COLOUR_BAR && in_pieces(&small_found) {
+        let low = bridged(foreground_with_bar(&lab, reference, PIECES_COLOUR_BAR)?)?;
+        let (pieces, whole): (Vec<Found>, Vec<Found>) =
+            small_found.iter().partition(|s| is_piece(s));
+        let short = small_found.len() < THROWN_STICKS;
+        // First with the blobs of single whole sticks fitted again where
+        // sticks are missing (two the first look took for one); then, where
+        // that does not give four, with every whole stick kept as it was.
+        let tries: &[bool] = if short { &[true, false] } else { &[false] };
+        for &refit_whole in tries {
+            let (refind, mut again) = blobs_to_refind(&low, &whole, &pieces, refit_whole)?;
+            again.extend(find_sticks(&refind, &small_size, split)?);
+            let again = without_pieces_beside(again, &is_piece, &small_size);
+            if again.len() == THROWN_STICKS && !in_pieces(&again) && !sticks::found_twice(&again) {
+                small_found = again;
+                mask = low;
+                colour_bar = PIECES_COLOUR_BAR;
+                break;
+            }
+        }
+    }
+    if look_off_mat {
+        let off_mat = |p: [f64; 2]| {
+            let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
+            cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM
+        };
+        // While sticks are missing: the faint second look (ADR 0064), then
+        // the dark third, for a stick only darker than the floor (ADR 0073).
+        let looks: [fn(&Mat, &Reference) -> opencv::Result<Mat>; 2] =
+            [faint_foreground, dark_foreground];
+        for look in looks {
+            if small_found.len() >= THROWN_STICKS {
+                break;
+            }
+            let mask = bridged(look(&lab, reference)?)?;
+            let missing = THROWN_STICKS - small_found.len();
+            let more = find_off_mat(&mask, &small_size, &small_found, &off_mat, missing)?;
+            small_found.extend(more);
+        }
+        // Still more or fewer than four: one blob fitted again with the
+        // sticks the count leaves it (ADR 0076).
+        if let Some(again) = count_look(&mask, &small_found, &small_size, split, &is_piece)? {
+            small_found = again;
+        }
+    }
+    let mut found: Vec<Found> = small_found
+        .into_iter()
+        .map(|mut s| {
+            s.center = [
+                (s.center[0] + 0.5) / sc - 0.5,
+                (s.center[1] + 0.5) / sc - 0.5,
+            ];
+            s.length /= sc;
+            s.width /= sc;
+            s
+        })
+        .collect();
+    if sc < 1.0 {
+        refit_split(frame, empty, colour_bar, &mut found, &size_at)?;
+    }
+    found.iter_mut().for_each(|s| place(s, size_at(s.center)));
+    let camera = cal.camera();
+    found
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let nominal = size_at(s.center);
+            let p = patch(frame, empty, &mask, sc, &s, nominal)?;
+            let f = features(&p, &s, nominal, &others_than(&found, i));
+            let (center_cm, corners_cm) = on_mat(cal, &s, size_cm.1, camera);
+            Ok(Measured {
+                center_cm,
+                corners_cm,
+                found: s,
+                patch: p,
+                nominal,
+                features: f,
+            })
+        })
+        .collect()
+}
+
+/// The second look's sticks without the pieces that lie beside a whole
+/// stick (within one stick width of its outline) when four whole sticks
+/// are left: at the lower bar a stick's blurred end or the edge of its
+/// shadow can show apart from it, and four sticks are thrown.
+fn without_pieces_beside(
+    found: Vec<Found>,
+    is_piece: &dyn Fn(&Found) -> bool,
+    size_at: &dyn Fn([f64; 2]) -> (f64, f64),
+) -> Vec<Found> {
+    let whole: Vec<Found> = found.iter().filter(|s| !is_piece(s)).copied().collect();
+    if whole.len() != THROWN_STICKS {
+        return found;
+    }
+    let beside = |p: &Found| {
+        let wd = size_at(p.center).1;
+        whole.iter().any(|s| {
+            sticks::in_rect(
+                p.center,
+                s.center,
+                s.dir,
+                s.length / 2.0 + p.length / 2.0 + wd,
+                s.width / 2.0 + wd,
+            )
+        })
+    };
+    if found.iter().filter(|s| is_piece(s)).all(beside) {
+        whole
+    } else {
+        found
+    }
+}
+
+/// Place the sticks split out of each blob again on the full-resolution
+/// foreground around them ([`sticks::refit_full`]). Sticks of one blob share
+/// its area ratio and lie within two stick lengths of one another.
+fn refit_split(
+    frame: &Mat,
+    empty: &Mat,
+    colour_bar: f64,
+    found: &mut [Found],
+    size_at: &dyn Fn([f64; 2]) -> (f64, f64),
+) -> opencv::Result<()> {
+    let mut done = vec![false; found.len()];
+    for i in 0..found.len() {
+        if done[i] || !found[i].shared {
+            continue;
+        }
+        let (l, wd) = size_at(found[i].center);
+        let members: Vec<usize> = (i..found.len())
+            .filter(|&j| {
+                found[j].same_blob(&found[i])
+                    && (found[j].center[0] - found[i].center[0])
+                        .hypot(found[j].center[1] - found[i].center[1])
+                        < 2.0 * l
+            })
+            .collect();
+        members.iter().for_each(|&j| done[j] = true);
+        // The group's box with a stick width of margin, in frame pixels.
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for &j in &members {
+            for c in found[j].corners() {
+                x0 = x0.min(c[0]);
+                y0 = y0.min(c[1]);
+                x1 = x1.max(c[0]);
+                y1 = y1.max(c[1]);
+            }
+        }
+        let x0 = ((x0 - wd).floor() as i32).max(0);
+        let y0 = ((y0 - wd).floor() as i32).max(0);
+        let x1 = ((x1 + wd).ceil() as i32).min(frame.cols());
+        let y1 = ((y1 + wd).ceil() as i32).min(frame.rows());
+        // A crop `to_lab` would halve (over 900 wide) is no group of sticks;
+        // narrower ones keep their full resolution.
+        if x1 - x0 < 8 || y1 - y0 < 8 || x1 - x0 > 900 {
+            continue;
+        }
+        let roi = opencv::core::Rect::new(x0, y0, x1 - x0, y1 - y0);
+        let empty_crop = Mat::roi(empty, roi)?.try_clone()?;
+        let frame_crop = Mat::roi(frame, roi)?.try_clone()?;
+        let crop = bridge(
+            &foreground(
+                &to_lab(&frame_crop)?,
+                &Reference::new(&empty_crop)?.with_colour_bar(colour_bar),
+            )?,
+            wd,
+        )?;
+        let mut group: Vec<Found> = members.iter().map(|&j| found[j]).collect();
+        sticks::refit_full(&crop, [x0 as f64, y0 as f64], &mut group, l, wd)?;
+        for (&j, s) in members.iter().zip(group) {
+            found[j] = s;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,684 @@
+//! Teaching, pure: a stick set learned from its pictures (all flat faces up, all
+//! round faces up, only the marked stick flat face up), checked for whether the
+//! readers can read it, with the notes the crew should hear.
+
+use crate::calibrate::Calibration;
+use crate::classify::{self, Classifier};
+use crate::features::{self, N_APPEAR};
+use crate::geometry::MatMap;
+use crate::measure::{mark_score, measure, Measured};
+use crate::profile::{self, Taught};
+use crate::reader;
+use crate::sticks::{
+    self, bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference, Split,
+};
+use crate::verdict::{self, MARK_NEED};
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+/// The patches of the taught sticks `set` but the one nearest `at` (cm).
+fn patches_but_nearest(set: &[Measured], at: [f64; 2]) -> impl Iterator<Item = &features::Patch> {
+    let d = |m: &Measured| (m.center_cm[0] - at[0]).hypot(m.center_cm[1] - at[1]);
+    let nearest = (0..set.len()).min_by(|&i, &j| d(&set[i]).total_cmp(&d(&set[j])));
+    set.iter()
+        .enumerate()
+        .filter(move |(i, _)| Some(*i) != nearest)
+        .map(|(_, m)| &m.patch)
+}
+
+/// How clearly this station tells the faces apart: the model's probability of
+/// the right face on the worst of the eight taught sticks (all flat faces up,
+/// all round faces up). Low means many throws will go to the referee.
+pub fn readability(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+) -> opencv::Result<f64> {
+    // The appearance models on their own must read the taught sticks too:
+    // on a station where they cannot (held-out look 1001203, a taught stick
+    // at 35 %), the stick reader read the taught sticks at 97 % and called
+    // flat faces round at 1.00 on its throws (5 silent errors in 60).
+    let mut worst = 1.0f64;
+    for s in &set.front {
+        worst = worst.min(classifier.probs(taught, &s.features)?.front);
+    }
+    for s in &set.back {
+        worst = worst.min(classifier.probs(taught, &s.features)?.back);
+    }
+    // Each taught stick is read beside taught faces made without it and
+    // without its other face (the same stick turned over, in the same place
+    // under the same light): the stick reader compares a stick with its
+    // station's taught faces, and beside means that hold the stick itself it
+    // reads its own picture back, however alike the two faces look.
+    if !classifier.has_stick_reader() {
+        return Ok(worst);
+    }
+    for s in &set.front {
+        worst = worst.min(read_apart(classifier, taught, set, s)?.front);
+    }
+    for s in &set.back {
+        worst = worst.min(read_apart(classifier, taught, set, s)?.back);
+    }
+    Ok(worst)
+}
+
+/// A taught stick read beside taught faces made without it and without its
+/// other face (the same stick turned over, in the same place).
+fn read_apart(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+    s: &Measured,
+) -> opencv::Result<classify::FaceProbs> {
+    let looks = reader::TaughtLooks::from_patches(
+        patches_but_nearest(&set.front, s.center_cm),
+        patches_but_nearest(&set.back, s.center_cm),
+    );
+    Ok(classifier.read(taught, Some(&looks), std::slice::from_ref(s))?[0])
+}
+
+/// The stick reader's mark head on the taught sticks, each read beside
+/// taught faces made without it (as [`readability`]): its certainty on the
+/// marked stick (the smaller of its readings in the front and the marked
+/// pictures) and the largest on the three unmarked flat faces. `None`
+/// without a stick reader.
+pub fn taught_mark_reads(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+) -> opencv::Result<Option<(f64, f64)>> {
+    if !classifier.has_stick_reader() {
+        return Ok(None);
+    }
+    // The marked stick as teaching found it (`learn`).
+    let Ok((nearest, flat)) = marked_stick(taught, &set.front, &set.back, &set.marked) else {
+        return Ok(None);
+    };
+    let read = |s: &Measured| -> opencv::Result<f64> {
+        Ok(read_apart(classifier, taught, set, s)?.mark.unwrap_or(0.5))
+    };
+    let marked = read(flat)?.min(read(&set.front[nearest])?);
+    let mut other = 0.0f64;
+    for (i, s) in set.front.iter().enumerate() {
+        if i != nearest {
+            other = other.max(read(s)?);
+        }
+    }
+    Ok(Some((marked, other)))
+}
+
+/// Under this readability ([`readability`]) teaching is refused: the reader
+/// takes a taught stick, whose face is known, for the other face or for
+/// neither, and the station would make confident wrong calls no bar
+/// catches. 0.5 until round 26, when on 1,281 taught held-out, fresh and
+/// training looks the 18 stations read at 0.5–0.7 made 4 silent errors
+/// (401 clear throws among theirs; look 3093, read at 0.63, called three
+/// lone flat faces round with all three readers sure), the 1,263 at 0.7 or
+/// more 17 (34,025 clear throws), none of them at 0.7–0.8 (ADR 0067).
+/// Between this and [`FACES_LOOK_ALIKE`] teaching goes on with a note
+/// ([`teach_notes`]).
+pub const UNREADABLE: f64 = 0.7;
+
+/// Under this readability (and at [`UNREADABLE`] or more) teaching goes on,
+/// but the crew hears that the faces look alike to the camera: the bar under
+/// which judging no longer takes the stick reader's surest readings against
+/// the forest's doubt (`verdict::READABLE`; 0.8 here until round 37). Of the
+/// 458 stored held-out and fresh looks of rounds 33–37, the 19 stations read
+/// under 0.9 called 89.0 % of their clear throws (665/747; the 13 at 0.8–0.9
+/// 90.3 %), the 439 at 0.9 or more 96.8 % (16,748/17,299): three times as
+/// many throws went to the referee.
+pub const FACES_LOOK_ALIKE: f64 = verdict::READABLE;
+
+/// [`readability`], refused under [`UNREADABLE`]. Also sets whether the stick
+/// reader's mark head is trusted on this set (`Taught::reader_reads_mark`):
+/// it must read the taught marked stick as marked, and the other three flat
+/// faces as unmarked, at [`MARK_NEED`].
+pub fn check_readable(
+    classifier: &Classifier,
+    taught: &mut Taught,
+    set: &TeachSet,
+) -> Result<f64, TeachError> {
+    let worst = readability(classifier, taught, set)?;
+    if worst < UNREADABLE {
+        return Err(TeachError::Unreadable(worst));
+    }
+    if let Some((marked, other)) = taught_mark_reads(classifier, taught, set)? {
+        taught.reader_reads_mark = marked >= MARK_NEED && other <= 1.0 - MARK_NEED;
+    }
+    taught.readability = Some(worst);
+    Ok(worst)
+}
+
+/// The taught width, in picture pixels at the mat's centre, under which
+/// teaching tells the crew that the sticks show too small for sure calls
+/// ([`teach_notes`]). Of the 634 stored held-out and fresh looks judged in
+/// round 39, those whose sticks showed under 8 px wide where found (10) called 91.3 %
+/// of their clear throws with the mark in view (359/393), the rest 97.5 %
+/// (23,812/24,414): three and a half times as many throws went to the
+/// referee. On the training looks of seeds 11 and 12: 73.6 % (7 looks)
+/// against 95.1 %. At 9 px the looks under it called 95.2 %, so the bar
+/// marks where calls fall away, not a size every station should reach.
+/// Calibration's note on a mat small in the picture
+/// (`calibrate::SMALL_IN_PICTURE_PX_PER_CM`) does not stand in for it: 7 of
+/// those 10 looks showed the mat at 2.5 px/cm or more with thin sticks
+/// (93.7 %, 254/271), while the 120 looks under 2.5 px/cm with sticks of 8 px
+/// or more called 95.9 %.
+pub const SMALL_STICK_PX: f64 = 8.0;
+
+/// What the crew should know about a taught set that teaching accepted:
+/// faces that look alike ([`readability`] under [`FACES_LOOK_ALIKE`]),
+/// sticks that show under [`SMALL_STICK_PX`] wide on `cal`'s map, or a mark
+/// that does not stand out (`Taught::mark_distinct`). Empty when all is well.
+pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String> {
+    let mut notes = Vec::new();
+    let width_px = taught.width_cm * cal.px_per_cm_at_centre();
+    if width_px < SMALL_STICK_PX {
+        notes.push(format!(
+            "the sticks show only {width_px:.1} px wide in the picture (the station reads them surely from {SMALL_STICK_PX:.0} px): expect more throws to go to the referee; bring the camera closer to the mat or use a higher resolution, and calibrate and teach again"
+        ));
+    }
+    if worst < FACES_LOOK_ALIKE {
+        notes.push(format!(
+            "the two faces look alike to the camera here (a taught stick read at {:.0} %): expect more throws to go to the referee; light the mat more from one side, bring the camera closer or sharpen the focus, and teach again",
+            worst * 100.0
+        ));
+    }
+    if !taught.reader_reads_mark && taught.mark_distinct() {
+        notes.push(
+            "the stick reader does not tell the marked stick from the others here: the mark is judged from how dark it is against the taught faces, and more 도 and 뒷도 may go to the referee; a larger or darker mark lets it read the mark"
+                .to_string(),
+        );
+    }
+    if taught.colour_bar < sticks::COLOUR_BAR {
+        notes.push(format!(
+            "the round faces barely differ in colour from the mat here: the station looks for sticks at a lowered colour bar ({}, usual {}), and shadows may join the sticks more often; a mat of another colour, or more light, lets it keep the usual bar",
+            taught.colour_bar,
+            sticks::COLOUR_BAR
+        ));
+    }
+    if !taught.mark_distinct() {
+        // Where the stick reader's mark head passed its check at teaching,
+        // it still tells the marked stick when all but certain (ADR 0053).
+        let calls = if taught.reader_reads_mark {
+            "도 and 뒷도 are called only where the stick reader is all but certain of the mark, the rest go to the referee"
+        } else {
+            "every 도 and 뒷도 goes to the referee"
+        };
+        notes.push(format!(
+            "the mark hardly stands out from the other flat faces here: {calls}; a larger or darker mark, or the camera closer, lets the station tell them apart"
+        ));
+    }
+    notes
+}
+
+/// What else to check when a teach picture shows the wrong number of sticks
+/// and the sticks already lie apart. On generated looks, more than four were
+/// sticks with dark bands painted across them, each found as pieces; fewer,
+/// sticks the colour of the mat (wood on straw).
+fn stick_count_hint(found: usize) -> &'static str {
+    if found > 4 {
+        "if they lie apart, a stick shows in pieces (dark bands across it, or a deep shadow): light the mat evenly, or use sticks without dark bands across them"
+    } else {
+        "if they lie apart, the sticks do not stand out from the mat: add light, or lay a mat of another colour or brightness than the sticks"
+    }
+}
+
+/// Why teaching refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TeachError {
+    #[error("the {0} picture shows {1} sticks, not 4: spread all four sticks apart on the mat, away from its edge; {hint}", hint = stick_count_hint(*.1))]
+    StickCount(&'static str, usize),
+    #[error("the mark is not visible: in the marked picture exactly one stick must lie flat face up, and its mark must be dark on the flat face")]
+    NoMark,
+    #[error("the sticks moved between the teach pictures: keep them in the same places and turn them over")]
+    Moved,
+    #[error("the camera cannot tell the two faces apart here (a taught stick read as its own face at only {:.0} %): light the mat more from one side, bring the camera closer or use a higher resolution, and teach again", .0 * 100.0)]
+    Unreadable(f64),
+    #[error("image processing failed: {0}")]
+    OpenCv(String),
+}
+
+impl From<opencv::Error> for TeachError {
+    fn from(e: opencv::Error) -> Self {
+        TeachError::OpenCv(e.message)
+    }
+}
+
+/// A station taught from its three pictures ([`teach`]).
+#[derive(Debug, Clone)]
+pub struct Teaching {
+    /// The sticks of the teach pictures, as measured.
+    pub set: TeachSet,
+    /// What was learned from them (with `Taught::readability` where a
+    /// classifier checked the set).
+    pub taught: Taught,
+    /// The calibration the sticks were measured with: the one given, or for
+    /// a round mat the map of the tilt the taught sticks show
+    /// ([`with_taught_tilt`]). The station judges with this one.
+    pub calibration: Calibration,
+}
+
+/// Learn a stick set from three pictures: all flat faces up, all round faces
+/// up, only the marked stick flat face up (sticks in the same places).
+/// `checked_by` must read the taught sticks ([`check_readable`]); without
+/// it any set is learned (the taught-faces rule of training runs).
+///
+/// Taught first at the usual colour bar: a station refused there stays
+/// refused (stations taught only at a lowered bar made silent errors).
+/// Where its round faces (or its flat faces) barely differ from the mat
+/// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
+/// and that is kept if accepted too (ADR 0056, 0069). A round mat's tilt is
+/// picked first, from the sticks' lengths ([`with_taught_tilt`]).
+pub fn teach(
+    cal: &Calibration,
+    empty: &Mat,
+    [front, back, marked]: [&Mat; 3],
+    checked_by: Option<&Classifier>,
+) -> Result<Teaching, TeachError> {
+    let cal = &with_taught_tilt(cal, empty, [front, back, marked])?;
+    let at = |bar: f64| -> Result<Teaching, TeachError> {
+        let set = teach_measure(cal, empty, front, back, marked, bar)?;
+        let mut taught = set.learn()?;
+        if let Some(c) = checked_by {
+            check_readable(c, &mut taught, &set)?;
+        }
+        Ok(Teaching {
+            set,
+            taught,
+            calibration: cal.clone(),
+        })
+    };
+    let usual = at(sticks::COLOUR_BAR)?;
+    // Faces that barely differ from the mat, round or flat, lower the
+    // station's colour bar (the same sticks, turned over in place, must show
+    // about as much).
+    let (front_lab, back_lab) = (to_lab(front)?, to_lab(back)?);
+    // Within a stick's length of what the pictures show at the usual bar:
+    // the sticks, and parts of them the lowered bar brings out. Made only
+    // where the bar is lowered (most stations keep the usual one).
+    let reach = usual.set.length_cm * cal.px_per_cm_at_centre() * work_scale(empty.cols());
+    let near_of = |lab: &Mat| -> opencv::Result<Mat> {
+        let k = ((2.0 * reach).round() as i32).max(3) | 1;
+        let disc = opencv::imgproc::get_structuring_element_def(
+            opencv::imgproc::MORPH_ELLIPSE,
+            opencv::core::Size::new(k, k),
+        )?;
+        let mut out = Mat::default();
+        opencv::imgproc::dilate_def(&foreground(lab, &Reference::new(empty)?)?, &mut out, &disc)?;
+        Ok(out)
+    };
+    // How much of `fg` lies outside `near`.
+    let outside = |fg: &Mat, near: &Mat| -> opencv::Result<f64> {
+        let mut far = Mat::default();
+        opencv::core::bitwise_not_def(near, &mut far)?;
+        let mut out = Mat::default();
+        opencv::core::bitwise_and_def(fg, &far, &mut out)?;
+        Ok(opencv::core::count_non_zero(&out)? as f64)
+    };
+    let mut near: Option<(Mat, Mat)> = None;
+    let bar = sticks::station_colour_bar(|bar| {
+        let at = Reference::new(empty)?.with_colour_bar(bar);
+        let (front_fg, back_fg) = (foreground(&front_lab, &at)?, foreground(&back_lab, &at)?);
+        let apart = if bar < sticks::COLOUR_BAR {
+            if near.is_none() {
+                near = Some((near_of(&front_lab)?, near_of(&back_lab)?));
+            }
+            let Some((front_near, back_near)) = &near else {
+                unreachable!("made just above")
+            };
+            outside(&front_fg, front_near)? + outside(&back_fg, back_near)?
+        } else {
+            0.0
+        };
+        Ok(sticks::Shown {
+            front: opencv::core::count_non_zero(&front_fg)? as f64,
+            back: opencv::core::count_non_zero(&back_fg)? as f64,
+            apart,
+        })
+    })?;
+    if bar >= sticks::COLOUR_BAR {
+        return Ok(usual);
+    }
+    Ok(at(bar).unwrap_or(usual))
+}
+
+/// The sticks of the three teach pictures, measured at the stick size they show.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct TeachSet {
+    pub length_cm: f64,
+    pub width_cm: f64,
+    pub front: Vec<Measured>,
+    pub back: Vec<Measured>,
+    pub marked: Vec<Measured>,
+    /// The station's colour bar the sticks were found with
+    /// ([`sticks::station_colour_bar`]); sets stored before it was learned
+    /// were found at the usual one.
+    #[serde(default = "usual_colour_bar")]
+    pub colour_bar: f64,
+}
+
+fn usual_colour_bar() -> f64 {
+    sticks::COLOUR_BAR
+}
+
+impl TeachSet {
+    pub fn learn(&self) -> Result<Taught, TeachError> {
+        let taught = learn(
+            &self.front,
+            &self.back,
+            &self.marked,
+            self.length_cm,
+            self.width_cm,
+        )?;
+        Ok(Taught {
+            colour_bar: self.colour_bar,
+            ..taught
+        })
+    }
+}
+
+/// The four biggest lone blobs of a teach picture (any blob of at least
+/// 20 cm² that is not absurdly big), biggest first, in the picture's pixels.
+fn teach_blobs(
+    cal: &Calibration,
+    reference: &Reference,
+    img: &Mat,
+) -> Result<Vec<Found>, TeachError> {
+    let sc = work_scale(img.cols());
+    let mask = bridge(
+        &foreground(&to_lab(img)?, reference)?,
+        3.0 * cal.px_per_cm_at_centre() * sc,
+    )?;
+    let size_at = |p: [f64; 2]| {
+        let s = cal.map.px_per_cm([p[0] / sc, p[1] / sc]) * sc;
+        (20.0 * s, 4.0 * s)
+    };
+    let mut f = find_sticks(&mask, &size_at, Split::Never)?;
+    for s in &mut f {
+        s.center = [
+            (s.center[0] + 0.5) / sc - 0.5,
+            (s.center[1] + 0.5) / sc - 0.5,
+        ];
+        s.length /= sc;
+        s.width /= sc;
+    }
+    let area = |s: &Found| s.length * s.width / cal.map.px_per_cm(s.center).powi(2);
+    let mut out: Vec<Found> = f.into_iter().filter(|s| !s.shared).collect();
+    out.sort_by(|a, b| area(b).total_cmp(&area(a)));
+    out.truncate(4);
+    Ok(out)
+}
+
+/// The least number of taught sticks whose lengths pick a round mat's tilt
+/// ([`with_taught_tilt`]).
+const TILT_STICKS: usize = 4;
+
+/// A round mat's calibration with the tilt its teach pictures show. The
+/// outline alone leaves it open which side of a tilted round mat is nearer
+/// the camera (`Calibration::round_maps`); the taught sticks, all of one
+/// length, tell: of the maps, the one under which their lengths (the four
+/// sticks of each picture) differ least. Seen from nearer, a stick shows
+/// longer; a map that takes the wrong side for the nearer makes the sticks
+/// there longer still in centimetres, and those on the far side shorter. On
+/// 21 generated round mats this picked the map nearest the truth on 20, and
+/// on the other the mat's centre at the ellipse's (its tilt was slight);
+/// sticks there were placed a median 0.3–1.2 cm off, against up to 4 cm
+/// before (ADR 0084). A square mat's calibration is returned as it is.
+pub fn with_taught_tilt(
+    cal: &Calibration,
+    empty: &Mat,
+    pictures: [&Mat; 3],
+) -> Result<Calibration, TeachError> {
+    let maps = cal.round_maps();
+    if maps.is_empty() {
+        return Ok(cal.clone());
+    }
+    let reference = Reference::new(empty)?;
+    let mut ends = Vec::new();
+    for img in pictures {
+        for s in teach_blobs(cal, &reference, img)? {
+            let h = s.length / 2.0;
+            let (d, c) = (s.dir, s.center);
+            ends.push((
+                [c[0] + d[0] * h, c[1] + d[1] * h],
+                [c[0] - d[0] * h, c[1] - d[1] * h],
+            ));
+        }
+    }
+    if ends.len() < TILT_STICKS {
+        // Teaching refuses such pictures: nothing to pick by.
+        return Ok(cal.clone());
+    }
+    // How much the sticks' lengths differ under a map (their spread over
+    // their mean).
+    let spread = |m: &MatMap| {
+        let lengths: Vec<f64> = ends
+            .iter()
+            .map(|(a, b)| {
+                let (p, q) = (m.to_cm(*a), m.to_cm(*b));
+                (p[0] - q[0]).hypot(p[1] - q[1])
+            })
+            .collect();
+        let n = lengths.len() as f64;
+        let mean = lengths.iter().sum::<f64>() / n;
+        let var = lengths.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / n;
+        var.sqrt() / mean
+    };
+    let map = maps
+        .into_iter()
+        .min_by(|a, b| spread(a).total_cmp(&spread(b)))
+        .unwrap_or(cal.map);
+    Ok(Calibration { map, ..cal.clone() })
+}
+
+/// Find and measure the sticks of the three teach pictures.
+pub fn teach_measure(
+    cal: &Calibration,
+    empty: &Mat,
+    front: &Mat,
+    back: &Mat,
+    marked: &Mat,
+    colour_bar: f64,
+) -> Result<TeachSet, TeachError> {
+    let reference = Reference::new(empty)?.with_colour_bar(colour_bar);
+    // First pass: the four biggest blobs give the stick size.
+    let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
+        Ok(teach_blobs(cal, &reference, img)?
+            .iter()
+            .map(|s| {
+                let k = cal.map.px_per_cm(s.center);
+                (s.length / k, s.width / k, s.center)
+            })
+            .collect())
+    };
+    let mut sizes = Vec::new();
+    for (name, img) in [("front", front), ("back", back), ("marked", marked)] {
+        let b = blobs(img)?;
+        if b.len() != 4 {
+            return Err(TeachError::StickCount(name, b.len()));
+        }
+        sizes.extend(b);
+    }
+    let mut lengths: Vec<f64> = sizes.iter().map(|s| s.0).collect();
+    let mut widths: Vec<f64> = sizes.iter().map(|s| s.1).collect();
+    lengths.sort_by(f64::total_cmp);
+    widths.sort_by(f64::total_cmp);
+    let (length_cm, width_cm) = (lengths[lengths.len() / 2], widths[widths.len() / 2]);
+    // Second pass: features at the learned size.
+    let feats = |name: &'static str, img: &Mat| -> Result<Vec<Measured>, TeachError> {
+        let mut m = measure(cal, &reference, empty, img, (length_cm, width_cm))?;
+        // A speck far from the four sticks is no fifth stick (ADR 0078).
+        if let Some(stray) = verdict::stray_pieces(&m) {
+            m = m
+                .into_iter()
+                .zip(stray)
+                .filter(|(_, s)| !s)
+                .map(|(m, _)| m)
+                .collect();
+        }
+        if m.len() != 4 {
+            return Err(TeachError::StickCount(name, m.len()));
+        }
+        Ok(m)
+    };
+    Ok(TeachSet {
+        length_cm,
+        width_cm,
+        front: feats("front", front)?,
+        back: feats("back", back)?,
+        marked: feats("marked", marked)?,
+        colour_bar,
+    })
+}
+
+/// Where along the marked stick its mark lies (see `Taught::mark_span`),
+/// from its taught pictures: the reach of every stretch that reads as a mark,
+/// widened by `MARK_SPAN_PAD` for a stick found a little off along its
+/// length. The whole stick when no stretch clears the bar in some picture.
+fn mark_span(views: &[&Measured], bar: f32) -> [f32; 2] {
+    let mut span: Option<[f32; 2]> = None;
+    for m in views {
+        let Some([lo, hi]) = features::mark_reach(&m.patch, &m.found, m.nominal, bar) else {
+            return profile::WHOLE_STICK;
+        };
+        span = Some(span.map_or([lo, hi], |[a, b]| [a.min(lo), b.max(hi)]));
+    }
+    span.map_or(profile::WHOLE_STICK, |[lo, hi]| {
+        [(lo - MARK_SPAN_PAD).max(0.0), (hi + MARK_SPAN_PAD).min(0.5)]
+    })
+}
+
+/// Padding (share of the stick length) around the taught mark's reach: a
+/// window of three patch columns is 5 % of the length, and split sticks are
+/// found within a few per cent of it along their length.
+const MARK_SPAN_PAD: f32 = 0.05;
+
+/// The marked stick: the one in the marked picture `k` that turned over
+/// between the back picture `b` and it (the stick that changed most at the
+/// same place, its features against `taught`'s faces), with the index of the
+/// front picture's stick `f` at its place. Refused when that is more than
+/// half a stick away (the sticks moved).
+fn marked_stick<'a>(
+    taught: &Taught,
+    f: &[Measured],
+    b: &[Measured],
+    k: &'a [Measured],
+) -> Result<(usize, &'a Measured), TeachError> {
+    let z = |s: &Measured| taught.normalise(&s.features[..N_APPEAR]);
+    let change = |s: &Measured| -> f32 {
+        let Some(before) = b.iter().min_by(|x, y| {
+            let d = |t: &Measured| {
+                (t.center_cm[0] - s.center_cm[0]).hypot(t.center_cm[1] - s.center_cm[1])
+            };
+            d(x).total_cmp(&d(y))
+        }) else {
+            return 0.0;
+        };
+        z(s).iter()
+            .zip(z(before))
+            .map(|(p, q)| (p.clamp(-3.0, 3.0) - q.clamp(-3.0, 3.0)).abs())
+            .sum()
+    };
+    let marked_one = k
+        .iter()
+        .max_by(|a, b| change(a).total_cmp(&change(b)))
+        .ok_or(TeachError::NoMark)?;
+    let nearest = f
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            let d = |s: &Measured| {
+                (s.center_cm[0] - marked_one.center_cm[0])
+                    .hypot(s.center_cm[1] - marked_one.center_cm[1])
+            };
+            d(a.1).total_cmp(&d(b.1))
+        })
+        .map(|(i, _)| i)
+        .ok_or(TeachError::NoMark)?;
+    let moved = (f[nearest].center_cm[0] - marked_one.center_cm[0])
+        .hypot(f[nearest].center_cm[1] - marked_one.center_cm[1]);
+    if moved > taught.length_cm * 0.5 {
+        return Err(TeachError::Moved);
+    }
+    Ok((nearest, marked_one))
+}
+
+/// The taught set from the measured sticks of the three teach pictures (all
+/// flat faces up, all round faces up, only the marked one flat face up).
+pub fn learn(
+    f: &[Measured],
+    b: &[Measured],
+    k: &[Measured],
+    length_cm: f64,
+    width_cm: f64,
+) -> Result<Taught, TeachError> {
+    let stats = |v: &[Measured]| -> (Vec<f32>, Vec<f32>) {
+        let mean: Vec<f32> = (0..N_APPEAR)
+            .map(|i| v.iter().map(|s| s.features[i]).sum::<f32>() / v.len() as f32)
+            .collect();
+        let std: Vec<f32> = (0..N_APPEAR)
+            .map(|i| {
+                (v.iter()
+                    .map(|s| (s.features[i] - mean[i]).powi(2))
+                    .sum::<f32>()
+                    / v.len() as f32)
+                    .sqrt()
+            })
+            .collect();
+        (mean, std)
+    };
+    let (front_mean, front_std) = stats(f);
+    let (back_mean, back_std) = stats(b);
+    let front_samples: Vec<f32> = f
+        .iter()
+        .flat_map(|s| {
+            s.features[features::PROFILE..features::PROFILE + features::N_PROFILE].to_vec()
+        })
+        .collect();
+    let front_level = front_samples.iter().sum::<f32>() / front_samples.len().max(1) as f32;
+    let back_shading =
+        profile::fit_back_shading(&b.iter().map(|s| &s.features[..]).collect::<Vec<_>>());
+    let area = |v: &[Measured]| {
+        (v.iter().map(|s| s.found.blob_ratio).sum::<f64>() / v.len().max(1) as f64) as f32
+    };
+    let (front_area, back_area) = (area(f), area(b));
+    // The marked stick: the one in the marked picture that looks most like a
+    // flat face; then the same place in the front picture.
+    let provisional = Taught {
+        length_cm,
+        width_cm,
+        front_mean: front_mean.clone(),
+        back_mean: back_mean.clone(),
+        front_std: front_std.clone(),
+        back_std: back_std.clone(),
+        mark_threshold: 0.0,
+        mark_margin: 0.0,
+        mark_span: profile::WHOLE_STICK,
+        front_level,
+        back_shading,
+        front_area,
+        back_area,
+        reader_reads_mark: true,
+        colour_bar: sticks::COLOUR_BAR,
+        readability: None,
+        seen: Some(reader::TaughtSticks::from_teach(f, b)),
+    };
+    let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
+    let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));
+    let m_other = f
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != nearest)
+        .map(|(_, s)| mark_score(&s.features))
+        .fold(f32::MIN, f32::max);
+    if m_marked <= m_other {
+        return Err(TeachError::NoMark);
+    }
+    let mark_threshold = (m_marked + m_other) / 2.0;
+    Ok(Taught {
+        mark_threshold,
+        mark_margin: (m_marked - m_other) / 2.0,
+        mark_span: mark_span(&[&f[nearest], marked_one], mark_threshold),
+        ..provisional
+    })
+}

@@ -1,4 +1,0 @@
-//! Game rules, pure: no I/O, no clocks.
-
-pub mod gostop;
-pub mod yut;
