@@ -61,15 +61,17 @@ pub struct CalibrateArgs {
 pub struct TeachArgs {
     #[arg(long)]
     profile: PathBuf,
-    /// All four sticks flat face up.
-    #[arg(long)]
-    front: PathBuf,
+    /// All four sticks flat face up. Repeat `--front`, `--back` and
+    /// `--marked` for more shots (the sticks moved and turned, shot again):
+    /// each teaches the station more of how its sticks look.
+    #[arg(long, required = true)]
+    front: Vec<PathBuf>,
     /// All four sticks round face up, in the same places.
-    #[arg(long)]
-    back: PathBuf,
+    #[arg(long, required = true)]
+    back: Vec<PathBuf>,
     /// Only the marked stick flat face up.
-    #[arg(long)]
-    marked: PathBuf,
+    #[arg(long, required = true)]
+    marked: Vec<PathBuf>,
     /// The appearance model, to report how clearly it reads the taught sticks.
     #[arg(long, default_value = DEFAULT_MODEL)]
     model: PathBuf,
@@ -221,21 +223,30 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
 }
 
 fn run_teach(a: TeachArgs) -> Result<()> {
+    if a.front.len() != a.back.len() || a.front.len() != a.marked.len() {
+        return Err(InputError(format!(
+            "each shot needs its three pictures: {} --front, {} --back and {} --marked given",
+            a.front.len(),
+            a.back.len(),
+            a.marked.len()
+        ))
+        .into());
+    }
     let (mut profile, empty) = load_profile(&a.profile)?;
-    let (f, b, m) = (
-        read_image(&a.front)?,
-        read_image(&a.back)?,
-        read_image(&a.marked)?,
-    );
+    let pictures = (0..a.front.len())
+        .map(|i| {
+            Ok([
+                read_image(&a.front[i])?,
+                read_image(&a.back[i])?,
+                read_image(&a.marked[i])?,
+            ])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let shots: Vec<[&Mat; 3]> = pictures.iter().map(|[f, b, m]| [f, b, m]).collect();
     let refused = |e: yut_vision::TeachError| InputError(format!("teaching refused: {e}"));
     let classifier = load_classifier(&a.model)?;
-    let t = yut_vision::teach(
-        &profile.calibration,
-        &empty,
-        [&f, &b, &m],
-        Some(&classifier),
-    )
-    .map_err(refused)?;
+    let t = yut_vision::teach(&profile.calibration, &empty, &shots, Some(&classifier))
+        .map_err(refused)?;
     let yut_vision::Teaching {
         taught,
         calibration,

@@ -359,7 +359,8 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
         Err(e) => return reply(false, e.to_string(), checks),
     };
     // A round mat's map is the tilt teaching picked (`yut_vision::with_taught_tilt`).
-    let (taught, c) = match yut_vision::teach(c, empty, [front, back, marked], Some(&classifier)) {
+    let (taught, c) = match yut_vision::teach(c, empty, &[[front, back, marked]], Some(&classifier))
+    {
         Ok(t) => (t.taught, t.calibration),
         Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
     };

@@ -45,7 +45,7 @@ fn station(look: &Look) -> (Detector, Vec<Mat>) {
     let t = yut_vision::teach(
         &cal,
         &empty,
-        [&teach("front"), &teach("back"), &teach("marked")],
+        &[[&teach("front"), &teach("back"), &teach("marked")]],
         Some(&classifier),
     )
     .expect("the bench looks teach");

@@ -78,7 +78,8 @@ fn say(bar: &ProgressBar, line: String) {
 }
 
 /// Say so where teaching lowered a generated station's colour bar (ADR
-/// 0056): those looks are the ones to judge again when the bar changes.
+/// 0056), or set it to read with its own taught reader: those looks are the
+/// ones to judge again when the bar or the reader changes.
 fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
     if det.taught.colour_bar < yut_vision::sticks::COLOUR_BAR {
         say(
@@ -86,6 +87,16 @@ fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
             format!(
                 "look {seed}: colour bar lowered to {}",
                 det.taught.colour_bar
+            ),
+        );
+    }
+    if let Some(own) = &det.taught.taught_reader {
+        say(
+            bar,
+            format!(
+                "look {seed}: reads with its taught reader (faces {:.1} spreads apart, taught sticks read at {:.0} % or better)",
+                own.separation(),
+                det.taught.readability.unwrap_or(0.0) * 100.0
             ),
         );
     }

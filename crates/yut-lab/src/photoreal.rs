@@ -67,11 +67,11 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
     } = yut_vision::teach(
         &cal,
         &empty,
-        [
+        &[[
             &img("teach_front")?,
             &img("teach_back")?,
             &img("teach_marked")?,
-        ],
+        ]],
         checked_by,
     )
     .map_err(refused)?;

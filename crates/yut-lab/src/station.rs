@@ -30,7 +30,7 @@ pub fn simulated_station(
     let t = yut_vision::teach(
         &cal,
         &empty,
-        [&teach("front")?, &teach("back")?, &teach("marked")?],
+        &[[&teach("front")?, &teach("back")?, &teach("marked")?]],
         checked_by,
     )
     .map_err(|e| anyhow::anyhow!("teach: {e}"))?;

@@ -53,7 +53,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         // As the rendering run did: a station that cannot read its own
         // teaching pictures refuses to be taught.
         let taught = d.teach.learn().and_then(|mut t| {
-            yut_vision::check_readable(&classifier, &mut t, &d.teach).map(|r| (t, r))
+            yut_vision::check_readable(&classifier, &mut t, &d.teach, &[]).map(|r| (t, r))
         });
         let (taught, readability) = match taught {
             Ok(t) => t,
@@ -177,7 +177,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                         yut_vision::Face::Unsure => 2,
                     };
                     sticks_read[l as usize][col] += 1;
-                    doubts.add(l, t.truth.ambiguous, p, &r.doubts);
+                    doubts.add(l, t.truth.to_refer(), p, &r.doubts);
                     if a.verbose && col < 2 && col as i32 != l {
                         println!(
                             "look {} throw {k} ({:?}): true class {l} read {:?} at {:?} shared {} size {:.2}×{:.2} blob {:.2}",
@@ -190,7 +190,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             let ok = tally.add_case(
                 Some(t.truth.case),
                 t.truth.result,
-                t.truth.ambiguous,
+                t.truth.to_refer(),
                 &v,
                 0.0,
             );
@@ -412,7 +412,7 @@ fn count_calls(judged: &[Judged], th: &yut_vision::Thresholds) -> (usize, usize,
     for j in judged {
         for (t, probs) in j.look.throws.iter().zip(&j.probs) {
             let v = yut_vision::judge_with(&j.look.calibration, &j.taught, &t.sticks, probs, th);
-            let amb = t.truth.ambiguous;
+            let amb = t.truth.to_refer();
             match v.result {
                 Some(r) if r != t.truth.result => silent += 1,
                 Some(_) if !amb => right += 1,
@@ -430,7 +430,7 @@ fn sweep(judged: &[Judged]) {
     let mut best: std::collections::BTreeMap<usize, (usize, usize, yut_vision::Thresholds)> =
         Default::default();
     let throws = || judged.iter().flat_map(|j| j.look.throws.iter());
-    let ambiguous = throws().filter(|t| t.truth.ambiguous).count();
+    let ambiguous = throws().filter(|t| t.truth.to_refer()).count();
     let clear = throws().count() - ambiguous;
     for th in threshold_grid() {
         let (right, silent, referred) = count_calls(judged, &th);

@@ -97,7 +97,7 @@ fn teach_look(
     yut_vision::teach(
         cal,
         empty,
-        [&teach("front"), &teach("back"), &teach("marked")],
+        &[[&teach("front"), &teach("back"), &teach("marked")]],
         None,
     )
 }
@@ -373,7 +373,7 @@ fn teaching_refuses_a_picture_without_four_sticks() {
     let r = yut_vision::teach(
         &cal,
         &empty,
-        [&empty, &teach("back"), &teach("marked")],
+        &[[&empty, &teach("back"), &teach("marked")]],
         None,
     )
     .map(|t| t.taught);
@@ -609,7 +609,7 @@ fn a_mark_that_hardly_stands_out_is_told_only_by_a_stick_reader_checked_at_teach
     let t = teach_look(&look, &cal, &empty).unwrap();
     let (mut taught, set, cal) = (t.taught, t.set, t.calibration);
     assert!(!taught.mark_distinct());
-    let worst = yut_vision::check_readable(&model(), &mut taught, &set).unwrap();
+    let worst = yut_vision::check_readable(&model(), &mut taught, &set, &[]).unwrap();
     // The stick reader's mark head reads the taught marked stick here, so it
     // tells 도 from 뒷도 where it is all but certain.
     assert!(taught.reader_reads_mark);
@@ -742,7 +742,7 @@ fn teaching_refuses_a_stick_set_the_camera_cannot_read() {
     // Held-out look 1001203: 15 cm sticks seven pixels wide on a dark rubber
     // mat; the model reads a taught stick as its own face at about 35 %.
     let (mut taught, set, _) = taught_set(&Look::random(1_001_203, 1280, 720));
-    let err = yut_vision::check_readable(&model(), &mut taught, &set).unwrap_err();
+    let err = yut_vision::check_readable(&model(), &mut taught, &set, &[]).unwrap_err();
     assert!(
         matches!(err, yut_vision::TeachError::Unreadable(w) if w < yut_vision::UNREADABLE),
         "{err}"
@@ -759,7 +759,7 @@ fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
     // it had called three lone flat faces round with all three readers
     // sure, ADR 0067.)
     let (mut taught, set, _) = taught_set(&Look::random(1_006_149, 1280, 720));
-    let err = yut_vision::check_readable(&model(), &mut taught, &set).unwrap_err();
+    let err = yut_vision::check_readable(&model(), &mut taught, &set, &[]).unwrap_err();
     let yut_vision::TeachError::Unreadable(worst) = err else {
         panic!("{err}");
     };
@@ -779,7 +779,7 @@ fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
         .unwrap()
         .expect("the shipped model has a stick reader");
     assert!(marked < 0.5, "{marked}");
-    yut_vision::check_readable(&model, &mut faint, &set).unwrap();
+    yut_vision::check_readable(&model, &mut faint, &set, &[]).unwrap();
     assert!(!faint.reader_reads_mark);
     assert!(yut_vision::teach_notes(1.0, &faint, &faint_cal)
         .iter()
@@ -790,7 +790,7 @@ fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
         .unwrap()
         .unwrap();
     assert!(marked >= yut_vision::MARK_NEED && other <= 1.0 - yut_vision::MARK_NEED);
-    yut_vision::check_readable(&model, &mut clear, &set).unwrap();
+    yut_vision::check_readable(&model, &mut clear, &set, &[]).unwrap();
     assert!(clear.reader_reads_mark);
     assert!(yut_vision::teach_notes(1.0, &clear, &clear_cal).is_empty());
 }
@@ -1028,10 +1028,10 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
     let cal = calibrate(&empty, spec(&look)).unwrap();
     let [f, b, m] = ["front", "back", "marked"].map(|w| teach_picture(&look, w));
     let model = model();
-    let r = yut_vision::teach(&cal, &empty, [&f, &b, &m], Some(&model));
+    let r = yut_vision::teach(&cal, &empty, &[[&f, &b, &m]], Some(&model));
     assert!(r.is_err(), "{:?}", r.map(|t| t.taught.colour_bar));
     // Refused whatever reader checks it: the usual bar does not find its sticks.
-    let r = yut_vision::teach(&cal, &empty, [&f, &b, &m], None);
+    let r = yut_vision::teach(&cal, &empty, &[[&f, &b, &m]], None);
     assert!(r.is_err(), "{:?}", r.map(|t| t.taught.colour_bar));
     // At the lowered bar alone its sticks are found and taught. (Round 18's
     // reader also read them well enough there, so teaching would have

@@ -80,6 +80,34 @@ impl Camera {
         }
     }
 
+    /// The same camera over the same point of the mat, from the same distance,
+    /// tilted `tilt` rad from vertical instead, with lens term `k1`; its focal
+    /// length shortened as a steeper tilt needs to keep the mat in view.
+    pub fn retilted(&self, tilt: f64, k1: f64) -> Camera {
+        let target = self.hit_plane(self.ray([self.cx, self.cy]), 0.0);
+        let d = [
+            self.pos[0] - target[0],
+            self.pos[1] - target[1],
+            self.pos[2],
+        ];
+        let dist = dot(d, d).sqrt();
+        let old_tilt = (d[2] / dist).clamp(-1.0, 1.0).acos();
+        let azimuth = d[1].atan2(d[0]);
+        let yaw = self.rot[0][1].atan2(self.rot[0][0]);
+        let f = self.f * (1.0 + old_tilt.sin()) / (1.0 + tilt.sin());
+        Camera::looking_at(
+            target,
+            dist,
+            tilt,
+            azimuth,
+            yaw,
+            f,
+            k1,
+            self.width,
+            self.height,
+        )
+    }
+
     /// World point to pixel (with distortion); `None` behind the camera.
     pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
         let d = [p[0] - self.pos[0], p[1] - self.pos[1], p[2] - self.pos[2]];

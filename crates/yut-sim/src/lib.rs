@@ -20,7 +20,7 @@ mod scene;
 mod sequence;
 
 pub use camera::Camera;
-pub use look::{FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
+pub use look::{Finish, FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
 pub use render::{render, RgbImage};
 pub use scene::{
     empty_scene, numbered_throw, teach_scene, throw_scene, Hand, HardCase, Scene, StickPose,

@@ -53,6 +53,69 @@ pub struct Light {
     pub tint: [f64; 3],
 }
 
+/// How a stick set's round face is finished: the families of the generator's
+/// stick sets. `Look::random` draws plain wood and bark only (the looks the
+/// shipped models learned from); `Look::world` draws every family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Finish {
+    /// The flat face's wood, a little to much darker.
+    Plain,
+    Bark,
+    /// Oiled: a little darker and warmer, with a soft sheen.
+    Oiled,
+    /// Varnished: amber, glossy.
+    Varnished,
+    /// Stained dark (walnut, wenge), little sheen.
+    Stained,
+    /// Painted black or near-black lacquer, glossy.
+    PaintedDark,
+    /// Painted a colour (red, blue, green, orange …), some sheen.
+    PaintedColour,
+}
+
+impl Finish {
+    /// Every family, in a fixed order.
+    pub const ALL: [Finish; 7] = [
+        Finish::Plain,
+        Finish::Bark,
+        Finish::Oiled,
+        Finish::Varnished,
+        Finish::Stained,
+        Finish::PaintedDark,
+        Finish::PaintedColour,
+    ];
+
+    /// Its name on the command line (`eval --world --leave-out painted-dark`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Finish::Plain => "plain",
+            Finish::Bark => "bark",
+            Finish::Oiled => "oiled",
+            Finish::Varnished => "varnished",
+            Finish::Stained => "stained",
+            Finish::PaintedDark => "painted-dark",
+            Finish::PaintedColour => "painted-colour",
+        }
+    }
+}
+
+impl std::str::FromStr for Finish {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Finish::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Finish::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown finish {s:?} (one of {})", names.join(", "))
+            })
+    }
+}
+
+fn plain() -> Finish {
+    Finish::Plain
+}
+
 /// The stick set: size and both faces' appearance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StickLook {
@@ -75,6 +138,10 @@ pub struct StickLook {
     pub mark_color: [f64; 3],
     /// Mark size factor (1 = about 3 cm).
     pub mark_size: f64,
+    /// The round face's family (looks stored before families were drawn are
+    /// plain or bark; they read as plain).
+    #[serde(default = "plain")]
+    pub finish: Finish,
 }
 
 /// One station's look.
@@ -185,8 +252,8 @@ impl Look {
             rng.gen_range(0.2..0.55),
             rng.gen_range(0.55..0.92),
         );
-        let back = if rng.gen_bool(0.25) {
-            // bark
+        let bark = rng.gen_bool(0.25);
+        let back = if bark {
             hsv(
                 rng.gen_range(0.05..0.1),
                 rng.gen_range(0.3..0.6),
@@ -230,6 +297,7 @@ impl Look {
             mark,
             mark_color,
             mark_size: rng.gen_range(0.8..1.3),
+            finish: if bark { Finish::Bark } else { Finish::Plain },
         };
         // Lights: one to three, from overhead to a low window.
         let n_lights = rng.gen_range(1..=3);
@@ -306,6 +374,138 @@ impl Look {
             } else {
                 0
             },
+        }
+    }
+
+    /// A look drawn from the wider world (ADR 0090): a [`Look::random`] look
+    /// whose stick set, mat, lights and camera are then redrawn, each from a
+    /// stream of its own: every [`Finish`] of the round face, mats of any
+    /// colour, hard spots and soft boxes, mixed colour temperatures, dim
+    /// halls, tilts to 25° and barrel distortion to k1 = −0.2, webcam noise
+    /// and JPEG. `Look::random`'s looks (the shipped models' world) are left
+    /// as they were.
+    pub fn world(seed: u64, width: u32, height: u32) -> Look {
+        let mut look = Look::random(seed, width, height);
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x0077_0e1d_0f1a_11ed);
+        let finish = Finish::ALL[rng.gen_range(0..Finish::ALL.len())];
+        look.restyle_sticks(finish, &mut rng);
+        // Mats of any colour and brightness, the floor kept apart from them.
+        if rng.gen_bool(0.5) {
+            look.mat_color = hsv(
+                rng.gen_range(0.0..1.0),
+                rng.gen_range(0.0..0.9),
+                rng.gen_range(0.1..0.85),
+            );
+            look.hem_color = look
+                .mat_color
+                .map(|c| (c * rng.gen_range(0.6..1.2)).min(1.0));
+            loop {
+                let d: f64 = (0..3)
+                    .map(|i| (look.floor_color[i] - look.mat_color[i]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if d > 0.22 {
+                    break;
+                }
+                look.floor_color = hsv(
+                    rng.gen_range(0.0..1.0),
+                    rng.gen_range(0.0..0.5),
+                    rng.gen_range(0.15..0.9),
+                );
+            }
+        }
+        // Lights: a hard spot, soft boxes, or mixed colour temperatures.
+        match rng.gen_range(0..4) {
+            0 => {
+                for l in &mut look.lights {
+                    l.softness = rng.gen_range(0.1..0.4);
+                }
+            }
+            1 => {
+                for l in &mut look.lights {
+                    l.softness = rng.gen_range(2.5..5.0);
+                }
+            }
+            2 => {
+                let warm = hsv(rng.gen_range(0.06..0.1), rng.gen_range(0.15..0.35), 1.0);
+                let cool = hsv(rng.gen_range(0.55..0.62), rng.gen_range(0.1..0.3), 1.0);
+                for (i, l) in look.lights.iter_mut().enumerate() {
+                    l.tint = if i % 2 == 0 { warm } else { cool };
+                }
+            }
+            _ => {}
+        }
+        // Cameras: tilted to 25°, wide-angle lenses to k1 = −0.2.
+        let tilt = rng.gen_range(0f64..25.0).to_radians();
+        let k1 = match rng.gen_range(0..3) {
+            0 => 0.0,
+            1 => -rng.gen_range(0.0..0.08),
+            _ => -rng.gen_range(0.08..0.2),
+        };
+        look.camera = look.camera.retilted(tilt, k1);
+        look.noise_sigma = rng.gen_range(0.5..6.0);
+        look.jpeg_quality = if rng.gen_bool(0.8) {
+            rng.gen_range(60..95)
+        } else {
+            0
+        };
+        look
+    }
+
+    /// The stick set's round face (and sheen) redrawn for a family.
+    fn restyle_sticks(&mut self, finish: Finish, rng: &mut SmallRng) {
+        let s = &mut self.sticks;
+        let wood = s.front;
+        s.finish = finish;
+        match finish {
+            Finish::Plain => {
+                let k = rng.gen_range(0.78..0.97);
+                s.back = [wood[0] * k, wood[1] * k * 0.98, wood[2] * k * 0.95];
+            }
+            Finish::Bark => {
+                s.back = hsv(
+                    rng.gen_range(0.05..0.1),
+                    rng.gen_range(0.3..0.6),
+                    rng.gen_range(0.2..0.45),
+                );
+            }
+            Finish::Oiled => {
+                let k = rng.gen_range(0.6..0.85);
+                s.back = [wood[0] * k, wood[1] * k * 0.92, wood[2] * k * 0.8];
+                s.sheen = rng.gen_range(0.2..0.5);
+            }
+            Finish::Varnished => {
+                s.back = hsv(
+                    rng.gen_range(0.05..0.1),
+                    rng.gen_range(0.55..0.85),
+                    rng.gen_range(0.35..0.7),
+                );
+                s.sheen = rng.gen_range(0.5..1.0);
+                s.fibre = rng.gen_range(0.02..0.08);
+            }
+            Finish::Stained => {
+                s.back = hsv(
+                    rng.gen_range(0.03..0.1),
+                    rng.gen_range(0.3..0.7),
+                    rng.gen_range(0.08..0.3),
+                );
+                s.sheen = rng.gen_range(0.0..0.25);
+            }
+            Finish::PaintedDark => {
+                let v = rng.gen_range(0.02..0.1);
+                s.back = [v, v * rng.gen_range(0.9..1.1), v * rng.gen_range(0.9..1.2)];
+                s.sheen = rng.gen_range(0.3..1.0);
+                s.fibre = rng.gen_range(0.0..0.03);
+            }
+            Finish::PaintedColour => {
+                s.back = hsv(
+                    rng.gen_range(0.0..1.0),
+                    rng.gen_range(0.5..0.95),
+                    rng.gen_range(0.25..0.8),
+                );
+                s.sheen = rng.gen_range(0.1..0.7);
+                s.fibre = rng.gen_range(0.0..0.03);
+            }
         }
     }
 

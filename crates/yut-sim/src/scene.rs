@@ -109,12 +109,22 @@ pub struct ThrowTruth {
     pub ambiguous: bool,
     /// Exactly one stick lies flat face up and another lies over its middle,
     /// where a mark is: no camera can see whether it is the marked stick, so
-    /// 도 and 뒷도 look alike. Still a clear throw by the rules; `eval` counts
-    /// such throws apart (stored sets from before this was kept read false).
+    /// 도 and 뒷도 look alike. The station must refer such a throw
+    /// ([`ThrowTruth::to_refer`]; stored sets from before this was kept read
+    /// false).
     #[serde(default)]
     pub mark_covered: bool,
     pub case: HardCase,
     pub sticks: Vec<StickTruth>,
+}
+
+impl ThrowTruth {
+    /// Whether a station must refer this throw to the referee: ambiguous by
+    /// the rules (a stick on its edge, leaning, on the line), or a 도 or 뒷도
+    /// whose deciding mark lies under another stick, which no camera sees.
+    pub fn to_refer(&self) -> bool {
+        self.ambiguous || self.mark_covered
+    }
 }
 
 impl StickPose {

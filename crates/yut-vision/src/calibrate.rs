@@ -348,6 +348,64 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     )?;
     let mut lab = Mat::default();
     imgproc::cvt_color_def(&blurred, &mut lab, imgproc::COLOR_BGR2Lab)?;
+    // The mat's outline: first the colour split, the mat against the floor;
+    // where that finds no mat clear of the image's edges (a floor of the mat's
+    // own colour on one side), the mat cut out as the picture's foreground.
+    // Either outline is taken to the full picture's pixels.
+    let to_full = |c: &Vector<Point>, s: f64| -> Vec<[f64; 2]> {
+        c.iter()
+            .map(|p| [(p.x as f64 + 0.5) / s - 0.5, (p.y as f64 + 0.5) / s - 0.5])
+            .collect()
+    };
+    // With half a pixel of the picture the outline was found on, in full-size
+    // pixels (see `refine_outline`).
+    let (pts, half_px) = match mat_outline_two_means(&lab) {
+        Ok(c) => (to_full(&c, scale), 0.5 / scale),
+        Err(e @ (CalibrateError::NotInView(_) | CalibrateError::NoMat)) => {
+            match mat_outline_grab_cut(&small)? {
+                Some((c, s)) => (to_full(&c, scale * s), 0.5 / (scale * s)),
+                None => return Err(e),
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let pts = refine_outline(empty, &pts, half_px)?;
+    let spread = edge_spread(empty, &pts)?;
+    if spread > 4.5 {
+        return Err(CalibrateError::Blurred(spread));
+    }
+    let lens0 = Lens::none(w as u32, h as u32);
+    let (map, outline, round) = match spec.shape {
+        Shape::Square => {
+            let (map, outline) = fit_square(&pts, lens0, spec.size_cm)?;
+            (map, outline, None)
+        }
+        Shape::Circle => {
+            let (map, outline, round) = fit_circle(&pts, lens0, spec.size_cm)?;
+            (map, outline, Some(round))
+        }
+    };
+    if std::env::var("YUT_DBG").is_ok() {
+        eprintln!("DBG outline {:?}", outline);
+    }
+    if let Some((side, share)) = unsupported_side(empty, &outline)? {
+        return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
+    }
+    Ok(Calibration {
+        mat: spec,
+        width: w as u32,
+        height: h as u32,
+        map,
+        outline_px: outline,
+        round,
+    })
+}
+
+/// The mat's outline on the small blurred picture (`lab`, Lab) by a two-means
+/// colour split: the mat seeded from the picture's centre, the floor from its
+/// border. From lenient to strict, the first split whose centre blob stays
+/// clear of the picture's edges is the mat.
+fn mat_outline_two_means(lab: &Mat) -> Result<Vector<Point>, CalibrateError> {
     let (sw, sh) = (lab.cols() as usize, lab.rows() as usize);
     // Lightness counts half: light falls off across a hall, colours stay.
     let px: Vec<[f64; 3]> = lab
@@ -445,47 +503,122 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
             }
         }
     }
-    let contour = match (found, touching) {
-        (Some(c), _) => c,
-        (None, Some(e)) => return Err(CalibrateError::NotInView(e)),
-        (None, None) => return Err(CalibrateError::NoMat),
-    };
-    let pts: Vec<[f64; 2]> = contour
-        .iter()
-        .map(|p| {
-            [
-                (p.x as f64 + 0.5) / scale - 0.5,
-                (p.y as f64 + 0.5) / scale - 0.5,
-            ]
+    match (found, touching) {
+        (Some(c), _) => Ok(c),
+        (None, Some(e)) => Err(CalibrateError::NotInView(e)),
+        (None, None) => Err(CalibrateError::NoMat),
+    }
+}
+
+/// The longer side of the picture [`mat_outline_grab_cut`] works at: the cut
+/// takes about a second there on one core, and the outline is refined on the
+/// full picture afterwards.
+const GRAB_CUT_PX: f64 = 320.0;
+
+/// The mat's outline by OpenCV's GrabCut, seeded as the colour split is (the
+/// centre is mat, the border floor), for a floor whose colour the mat shares
+/// on one side: the cut models each as a mixture of colours and keeps the mat's
+/// region joined by its edges. With the scale of the picture it worked on
+/// (relative to the full picture); `None` where it finds no mat clear of the
+/// picture's edges.
+fn mat_outline_grab_cut(small: &Mat) -> Result<Option<(Vector<Point>, f64)>, CalibrateError> {
+    let s = (GRAB_CUT_PX / small.cols().max(small.rows()) as f64).min(1.0);
+    let mut img = Mat::default();
+    imgproc::resize(small, &mut img, Size::new(0, 0), s, s, imgproc::INTER_AREA)?;
+    let (sw, sh) = (img.cols() as usize, img.rows() as usize);
+    let rad = 0.12 * sw.min(sh) as f64;
+    let ring = (0.03 * sw.min(sh) as f64).max(2.0) as usize;
+    let seeds: Vec<u8> = (0..sh)
+        .flat_map(|y| (0..sw).map(move |x| (x, y)))
+        .map(|(x, y)| {
+            let dx = x as f64 - sw as f64 / 2.0;
+            let dy = y as f64 - sh as f64 / 2.0;
+            if x < ring || y < ring || x >= sw - ring || y >= sh - ring {
+                imgproc::GC_BGD as u8
+            } else if dx.hypot(dy) < rad {
+                imgproc::GC_FGD as u8
+            } else {
+                imgproc::GC_PR_BGD as u8
+            }
         })
         .collect();
-    let pts = refine_outline(empty, &pts, 0.5 / scale)?;
-    let spread = edge_spread(empty, &pts)?;
-    if spread > 4.5 {
-        return Err(CalibrateError::Blurred(spread));
-    }
-    let lens0 = Lens::none(w as u32, h as u32);
-    let (map, outline, round) = match spec.shape {
-        Shape::Square => {
-            let (map, outline) = fit_square(&pts, lens0, spec.size_cm)?;
-            (map, outline, None)
-        }
-        Shape::Circle => {
-            let (map, outline, round) = fit_circle(&pts, lens0, spec.size_cm)?;
-            (map, outline, Some(round))
-        }
+    let mut mask = Mat::from_slice(&seeds)?
+        .reshape(1, sh as i32)?
+        .try_clone()?;
+    let (mut bg, mut fg) = (Mat::default(), Mat::default());
+    imgproc::grab_cut(
+        &img,
+        &mut mask,
+        opencv::core::Rect::default(),
+        &mut bg,
+        &mut fg,
+        5,
+        imgproc::GC_INIT_WITH_MASK,
+    )?;
+    // A mat's binding (a band of another colour round its edge) is neither
+    // the centre's colour nor the floor's, and the first cut leaves it out.
+    // The second is seeded with the first: its region surely mat, a band
+    // about it perhaps, the rest floor; the band joins the mat where the
+    // floor's colours do not explain it.
+    let first = is_cut(&mask)?;
+    let k = ((0.04 * sw.min(sh) as f64) as i32).max(3) | 1;
+    let disc = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(k, k))?;
+    let (mut grown, mut core) = (Mat::default(), Mat::default());
+    imgproc::dilate_def(&first, &mut grown, &disc)?;
+    imgproc::erode_def(&first, &mut core, &disc)?;
+    let (grown, core) = (grown.data_bytes()?, core.data_bytes()?);
+    let again: Vec<u8> = (0..sw * sh)
+        .map(|i| {
+            let (x, y) = (i % sw, i / sw);
+            if x < ring || y < ring || x >= sw - ring || y >= sh - ring || grown[i] == 0 {
+                imgproc::GC_BGD as u8
+            } else if core[i] > 0 {
+                imgproc::GC_FGD as u8
+            } else {
+                imgproc::GC_PR_FGD as u8
+            }
+        })
+        .collect();
+    let mut mask = Mat::from_slice(&again)?
+        .reshape(1, sh as i32)?
+        .try_clone()?;
+    let (mut bg, mut fg) = (Mat::default(), Mat::default());
+    imgproc::grab_cut(
+        &img,
+        &mut mask,
+        opencv::core::Rect::default(),
+        &mut bg,
+        &mut fg,
+        3,
+        imgproc::GC_INIT_WITH_MASK,
+    )?;
+    let cut = is_cut(&mask)?.data_bytes()?.to_vec();
+    let Some(contour) = centre_blob(&cut, sw, sh)? else {
+        return Ok(None);
     };
-    if let Some((side, share)) = unsupported_side(empty, &outline)? {
-        return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
-    }
-    Ok(Calibration {
-        mat: spec,
-        width: w as u32,
-        height: h as u32,
-        map,
-        outline_px: outline,
-        round,
-    })
+    let r = imgproc::bounding_rect(&contour)?;
+    let clear =
+        r.x > 1 && r.y > 1 && r.x + r.width < sw as i32 - 1 && r.y + r.height < sh as i32 - 1;
+    let big = imgproc::contour_area_def(&contour)? >= 0.05 * (sw * sh) as f64;
+    Ok((clear && big).then_some((contour, s)))
+}
+
+/// The pixels a GrabCut mask holds for the foreground, 255, else 0.
+fn is_cut(mask: &Mat) -> opencv::Result<Mat> {
+    let bytes: Vec<u8> = mask
+        .data_bytes()?
+        .iter()
+        .map(|&v| {
+            if v == imgproc::GC_FGD as u8 || v == imgproc::GC_PR_FGD as u8 {
+                255
+            } else {
+                0
+            }
+        })
+        .collect();
+    Mat::from_slice(&bytes)?
+        .reshape(1, mask.rows())?
+        .try_clone()
 }
 
 /// Share of the fitted outline that may lie where the picture shows no edge

@@ -287,6 +287,14 @@ impl Classifier {
         looks: Option<&TaughtLooks>,
         sticks: &[Measured],
     ) -> opencv::Result<Vec<FaceProbs>> {
+        // A station that reads with its own taught reader reads with it alone:
+        // the models could not read its taught sticks (`check_readable`).
+        if let Some(own) = &taught.taught_reader {
+            return Ok(sticks
+                .iter()
+                .map(|s| FaceProbs::single(own.read(&s.features)))
+                .collect());
+        }
         let appearance = sticks
             .iter()
             .map(|s| self.probs(taught, &s.features))

@@ -39,7 +39,12 @@ pub const PICTURE: usize = ACROSS + 2;
 pub const PIC_L: usize = 16;
 pub const PIC_W: usize = 8;
 pub const N_PICTURE: usize = PIC_L * PIC_W;
-pub const N_FEATURES: usize = PICTURE + N_PICTURE;
+/// What a person tells a station's two faces apart by, measured robustly on
+/// the middle of the stick's own band for the taught reader
+/// (`yut_vision::taught_reader`): see [`own_look`].
+pub const OWN: usize = PICTURE + N_PICTURE;
+pub const N_OWN: usize = 6;
+pub const N_FEATURES: usize = OWN + N_OWN;
 
 /// Index of the mark features inside the appearance block.
 pub const MARK_FRACTION: usize = 12;
@@ -417,8 +422,106 @@ pub fn features(
     // The patch's rows run along n = (−d.y, d.x).
     f[ACROSS] = -s.dir[1] as f32;
     f[ACROSS + 1] = s.dir[0] as f32;
-    f[PICTURE..].copy_from_slice(&picture(p, (band_centre, band_half)));
+    f[PICTURE..PICTURE + N_PICTURE].copy_from_slice(&picture(p, (band_centre, band_half)));
+    f[OWN..OWN + N_OWN].copy_from_slice(&own_look(patch, (band_centre, band_half)));
     f
+}
+
+/// The middle of a stick's band in its patch: the inner three fifths across
+/// the band as it shows (`band`: the stick, not its shadow, which a found blob
+/// may hold; no wider than the nominal width), and the inner seven tenths along
+/// the nominal length, away from its ends.
+fn own_core((centre, half): (f32, f32)) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let half = half.min(PW as f32 / SPAN_W as f32 / 2.0);
+    let r0 = (centre - 0.6 * half).round().max(0.0) as usize;
+    let r1 = ((centre + 0.6 * half).round() as usize + 1).min(PW);
+    let rows = r0..r1.max(r0 + 1);
+    let half_l = PL as f64 / SPAN_L / 2.0;
+    let mid_l = PL as f64 / 2.0;
+    let cols = (mid_l - 0.7 * half_l).ceil() as usize..(mid_l + 0.7 * half_l).floor() as usize;
+    (rows, cols)
+}
+
+/// CIE L*a*b* of an 8-bit sRGB colour (D65).
+fn lab_of(b: u8, g: u8, r: u8) -> [f32; 3] {
+    let lin = |c: u8| {
+        let c = c as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let (r, g, b) = (lin(r), lin(g), lin(b));
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f32| {
+        if t > 0.008856 {
+            t.cbrt()
+        } else {
+            7.787 * t + 16.0 / 116.0
+        }
+    };
+    let (fx, fy, fz) = (f(x), f(y), f(z));
+    [116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)]
+}
+
+/// The median of `v` (which it sorts); 0 when empty.
+fn median(v: &mut [f32]) -> f32 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A stick's own look, for the taught reader, on the middle of its band
+/// (`own_core`, on the stick's `band` across the patch), each measured so that
+/// a mark, a highlight or the corner of another stick moves it little: its
+/// body's lightness against the mat under it (the 20th percentile of L* less
+/// the mat's median), its colour (median a*, b*), its colour against the mat's
+/// (the chroma of the difference), the spread of its lightness (grain,
+/// highlights: the interquartile range of L*), and the shading across it (the
+/// middle rows' L* less the outer rows').
+pub fn own_look(patch: &Patch, band: (f32, f32)) -> [f32; N_OWN] {
+    let (rows, cols) = own_core(band);
+    let lab = |bytes: &[u8], i: usize, j: usize| {
+        let o = (j * PL + i) * 3;
+        lab_of(bytes[o], bytes[o + 1], bytes[o + 2])
+    };
+    let mut channel = [Vec::new(), Vec::new(), Vec::new()];
+    let mut mat = [Vec::new(), Vec::new(), Vec::new()];
+    for j in rows.clone() {
+        for i in cols.clone() {
+            let (s, e) = (lab(&patch.bgr, i, j), lab(&patch.empty_bgr, i, j));
+            for k in 0..3 {
+                channel[k].push(s[k]);
+                mat[k].push(e[k]);
+            }
+        }
+    }
+    let mut lightness = channel[0].clone();
+    lightness.sort_by(f32::total_cmp);
+    let q = |f: f32| lightness[((lightness.len() - 1) as f32 * f) as usize];
+    let iqr = q(0.75) - q(0.25);
+    // The body's lightness, not its median: a highlight on a glossy round
+    // face only brightens part of it, and a mark darkens less than a fifth.
+    let body = q(0.2);
+    let [_, a, b] = channel.map(|mut c| median(&mut c));
+    let [ml, ma, mb] = mat.map(|mut c| median(&mut c));
+    let row_l = |j: usize| {
+        let mut v: Vec<f32> = cols.clone().map(|i| lab(&patch.bgr, i, j)[0]).collect();
+        median(&mut v)
+    };
+    let (r0, r1) = (rows.start, rows.end - 1);
+    let mid = (r0 + r1) / 2;
+    let shading = if r1 > r0 + 1 {
+        row_l(mid) - (row_l(r0) + row_l(r1)) / 2.0
+    } else {
+        0.0
+    };
+    [body - ml, a, b, (a - ma).hypot(b - mb), iqr, shading]
 }
 
 /// The stick's picture for the picture net: brightness against the empty mat

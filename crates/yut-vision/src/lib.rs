@@ -14,7 +14,9 @@
 //! 2. [`mod@measure`]: each stick placed on the mat ([`geometry`], [`calibrate`]) and
 //!    measured: its resampled patch and [`features`] relative to the taught set.
 //! 3. [`classify`]: the readers (a forest and a net on the features and the
-//!    picture, the stick reader of [`reader`]) give each stick's face and mark.
+//!    picture, the stick reader of [`reader`]) give each stick's face and mark;
+//!    at a station whose sticks they cannot read, the reader learned from its
+//!    own teaching pictures ([`taught_reader`]) gives the faces.
 //! 4. [`verdict`]: the throw's reading, [`ThrowReading`], which leaves the result
 //!    `None` (with reasons) whenever any part of it is not clear.
 //!
@@ -33,6 +35,7 @@ pub mod profile;
 pub mod reader;
 pub mod settle;
 pub mod sticks;
+pub mod taught_reader;
 pub mod teach;
 pub mod verdict;
 

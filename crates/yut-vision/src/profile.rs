@@ -81,6 +81,12 @@ pub struct Taught {
     /// none, and are read by the forest and the net alone.
     #[serde(skip)]
     pub seen: Option<super::reader::TaughtSticks>,
+    /// The reader learned from this station's own taught sticks, where the
+    /// station reads its faces with it: teaching sets it where the appearance
+    /// models could not read the taught sticks and it could
+    /// (`yut_vision::check_readable`). Profiles without it read with the models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taught_reader: Option<super::taught_reader::TaughtReader>,
 }
 
 fn trusted() -> bool {
@@ -105,7 +111,7 @@ impl Taught {
     pub fn mark_distinct(&self) -> bool {
         let marked = self.mark_threshold + self.mark_margin;
         let other = self.mark_threshold - self.mark_margin;
-        marked >= MARK_DISTINCT * other
+        self.mark_margin > 0.0 && marked >= MARK_DISTINCT * other
     }
 
     /// Appearance features mapped so the taught flat face sits at +1 and the
@@ -319,6 +325,7 @@ mod tests {
             colour_bar: crate::sticks::COLOUR_BAR,
             readability: None,
             seen: None,
+            taught_reader: None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
-use crate::features::{self, N_APPEAR};
+use crate::features::{self, N_APPEAR, N_FEATURES};
 use crate::geometry::MatMap;
 use crate::measure::{mark_score, measure, Measured};
 use crate::profile::{self, Taught};
@@ -12,6 +12,7 @@ use crate::reader;
 use crate::sticks::{
     self, bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference, Split,
 };
+use crate::taught_reader::{self, TaughtReader};
 use crate::verdict::{self, MARK_NEED};
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -137,16 +138,98 @@ pub fn check_readable(
     classifier: &Classifier,
     taught: &mut Taught,
     set: &TeachSet,
+    more: &[TeachSet],
 ) -> Result<f64, TeachError> {
     let worst = readability(classifier, taught, set)?;
     if worst < UNREADABLE {
-        return Err(TeachError::Unreadable(worst));
+        // The models cannot read this set; its own taught reader may.
+        return match own_reader(taught, set, more) {
+            Some((own, own_worst)) => {
+                taught.taught_reader = Some(own);
+                taught.reader_reads_mark = false;
+                taught.readability = Some(own_worst);
+                Ok(own_worst)
+            }
+            None => Err(TeachError::Unreadable(worst)),
+        };
     }
     if let Some((marked, other)) = taught_mark_reads(classifier, taught, set)? {
         taught.reader_reads_mark = marked >= MARK_NEED && other <= 1.0 - MARK_NEED;
     }
     taught.readability = Some(worst);
     Ok(worst)
+}
+
+/// The taught sticks with their faces: the flat faces of the front picture
+/// and the marked picture's marked stick, the round faces of the back picture
+/// and the marked picture's other three. `None` where the marked stick is not
+/// found.
+fn taught_faces(taught: &Taught, set: &TeachSet) -> Option<(Vec<Measured>, Vec<Measured>)> {
+    let (_, marked) = marked_stick(taught, &set.front, &set.back, &set.marked).ok()?;
+    let mut front = set.front.clone();
+    let mut back = set.back.clone();
+    for s in &set.marked {
+        if std::ptr::eq(s, marked) {
+            front.push(s.clone());
+        } else {
+            back.push(s.clone());
+        }
+    }
+    Some((front, back))
+}
+
+/// The station's own taught reader and the least probability of its own face
+/// it gives a taught stick, where it reads the set: its faces lie
+/// [`taught_reader::SEPARATES`] apart or more, and each taught stick, read by a
+/// reader learned without it (nor the sticks in its place in the other
+/// pictures), reads as its own face by its look at [`FACES_LOOK_ALIKE`] or
+/// more.
+pub fn own_reader(
+    taught: &Taught,
+    set: &TeachSet,
+    more: &[TeachSet],
+) -> Option<(TaughtReader, f64)> {
+    // Each shot's sticks, and which shot they are of: a stick's place is the
+    // same stick only within one shot.
+    let (mut front, mut back) = (Vec::new(), Vec::new());
+    for (shot, s) in std::iter::once(set).chain(more).enumerate() {
+        let (f, b) = taught_faces(taught, s)?;
+        front.extend(f.into_iter().map(|m| (shot, m)));
+        back.extend(b.into_iter().map(|m| (shot, m)));
+    }
+    fn feats<'a>(v: impl Iterator<Item = &'a (usize, Measured)>) -> Vec<&'a [f32; N_FEATURES]> {
+        v.map(|(_, s)| &s.features).collect()
+    }
+    let own = TaughtReader::learn(&feats(front.iter()), &feats(back.iter()));
+    if !own.is_ready() || own.separation() < taught_reader::SEPARATES {
+        return None;
+    }
+    // A stick's place in a shot: the same place in each of its three
+    // pictures is the same stick.
+    let near = |(sa, a): &(usize, Measured), (sb, b): &(usize, Measured)| {
+        sa == sb
+            && (a.center_cm[0] - b.center_cm[0]).hypot(a.center_cm[1] - b.center_cm[1])
+                < taught.length_cm / 2.0
+    };
+    let mut worst = 1.0f64;
+    for (s, is_front) in front
+        .iter()
+        .map(|s| (s, true))
+        .chain(back.iter().map(|s| (s, false)))
+    {
+        let apart = TaughtReader::learn(
+            &feats(front.iter().filter(|o| !near(o, s))),
+            &feats(back.iter().filter(|o| !near(o, s))),
+        );
+        if !apart.is_ready() {
+            return None;
+        }
+        // Its look alone: a taught stick lies flat whatever width it was
+        // found at.
+        let front = apart.front_by_look(&s.1.features);
+        worst = worst.min(if is_front { front } else { 1.0 - front });
+    }
+    (worst >= FACES_LOOK_ALIKE).then_some((own, worst))
 }
 
 /// The taught width, in picture pixels at the mat's centre, under which
@@ -171,6 +254,12 @@ pub const SMALL_STICK_PX: f64 = 8.0;
 /// that does not stand out (`Taught::mark_distinct`). Empty when all is well.
 pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String> {
     let mut notes = Vec::new();
+    if taught.taught_reader.is_some() {
+        notes.push(
+            "these sticks look like none the station's models learned from: it reads their faces by what the teach pictures showed it; teach more shots (move and turn the sticks, shoot again) to make it surer, and confirm calls at the console: it learns from them"
+                .to_string(),
+        );
+    }
     let width_px = taught.width_cm * cal.px_per_cm_at_centre();
     if width_px < SMALL_STICK_PX {
         notes.push(format!(
@@ -232,8 +321,10 @@ pub enum TeachError {
     NoMark,
     #[error("the sticks moved between the teach pictures: keep them in the same places and turn them over")]
     Moved,
-    #[error("the camera cannot tell the two faces apart here (a taught stick read as its own face at only {:.0} %): light the mat more from one side, bring the camera closer or use a higher resolution, and teach again", .0 * 100.0)]
+    #[error("the camera cannot tell the two faces apart here (a taught stick read as its own face at only {:.0} %): light the mat more from one side, bring the camera closer or use a higher resolution, and teach again; sticks whose round face differs in colour or shade from the flat face are read more surely", .0 * 100.0)]
     Unreadable(f64),
+    #[error("no teach pictures: give the front, back and marked pictures")]
+    NoShots,
     #[error("image processing failed: {0}")]
     OpenCv(String),
 }
@@ -249,6 +340,8 @@ impl From<opencv::Error> for TeachError {
 pub struct Teaching {
     /// The sticks of the teach pictures, as measured.
     pub set: TeachSet,
+    /// The sticks of the further shots, as measured.
+    pub more: Vec<TeachSet>,
     /// What was learned from them (with `Taught::readability` where a
     /// classifier checked the set).
     pub taught: Taught,
@@ -269,21 +362,33 @@ pub struct Teaching {
 /// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
 /// and that is kept if accepted too (ADR 0056, 0069). A round mat's tilt is
 /// picked first, from the sticks' lengths ([`with_taught_tilt`]).
+///
+/// More shots (the sticks moved and turned, shot again: `shots[1..]`) teach
+/// the station's own reader more of how its faces look across the mat and
+/// its light; the first shot is the taught set itself.
 pub fn teach(
     cal: &Calibration,
     empty: &Mat,
-    [front, back, marked]: [&Mat; 3],
+    shots: &[[&Mat; 3]],
     checked_by: Option<&Classifier>,
 ) -> Result<Teaching, TeachError> {
+    let Some(&[front, back, marked]) = shots.first() else {
+        return Err(TeachError::NoShots);
+    };
     let cal = &with_taught_tilt(cal, empty, [front, back, marked])?;
     let at = |bar: f64| -> Result<Teaching, TeachError> {
         let set = teach_measure(cal, empty, front, back, marked, bar)?;
+        let more = shots[1..]
+            .iter()
+            .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bar))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut taught = set.learn()?;
         if let Some(c) = checked_by {
-            check_readable(c, &mut taught, &set)?;
+            check_readable(c, &mut taught, &set, &more)?;
         }
         Ok(Teaching {
             set,
+            more,
             taught,
             calibration: cal.clone(),
         })
@@ -662,6 +767,7 @@ pub fn learn(
         colour_bar: sticks::COLOUR_BAR,
         readability: None,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
+        taught_reader: None,
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
     let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));
@@ -671,14 +777,20 @@ pub fn learn(
         .filter(|(i, _)| *i != nearest)
         .map(|(_, s)| mark_score(&s.features))
         .fold(f32::MIN, f32::max);
-    if m_marked <= m_other {
-        return Err(TeachError::NoMark);
-    }
     let mark_threshold = (m_marked + m_other) / 2.0;
+    // A mark no darker than the other flat faces (too small or faint for this
+    // camera) leaves the rest of the set taught: the margin stays at or under
+    // zero, so the mark never counts as distinct (`Taught::mark_distinct`) and
+    // the throws it decides, 도 and 뒷도, go to the referee; teaching says so.
+    let mark_span = if m_marked > m_other {
+        mark_span(&[&f[nearest], marked_one], mark_threshold)
+    } else {
+        profile::WHOLE_STICK
+    };
     Ok(Taught {
         mark_threshold,
         mark_margin: (m_marked - m_other) / 2.0,
-        mark_span: mark_span(&[&f[nearest], marked_one], mark_threshold),
+        mark_span,
         ..provisional
     })
 }

@@ -1635,6 +1635,7 @@ mod tests {
             colour_bar: crate::sticks::COLOUR_BAR,
             readability: None,
             seen: None,
+            taught_reader: None,
         }
     }
 

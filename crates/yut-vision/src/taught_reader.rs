@@ -1,0 +1,399 @@
+//! The taught reader: a station's own stick set, learned from its teaching
+//! pictures (and from the throws its referee confirms), read on what tells its
+//! two faces apart there.
+//!
+//! The appearance models (`classify`) learned their faces from the generator,
+//! whose round faces are the flat face's wood a little darker. A stick set whose
+//! round face is painted, stained or varnished another colour is plainer to a
+//! person and a stranger to them: they read such faces as "neither" or as the
+//! other face. The taught reader knows nothing but this station's sticks, and
+//! reads each found stick by where it falls between them:
+//!
+//! - each stick's own look (`features::own_look`): its lightness and colour
+//!   against the mat under it, the spread of its lightness and its shading
+//!   across, each a median over the middle of its band;
+//! - one axis through the two faces' means, each feature weighed by how well it
+//!   separates them against their spread (floored: [`SPREAD_FLOOR`],
+//!   [`SPREAD_MIN`]), each feature's say on the axis bounded
+//!   ([`FEATURE_REACH`]) so that one odd reading (a highlight, a mark) cannot
+//!   carry a stick across;
+//! - a stick's place on that axis (−1 at the round face, +1 at the flat one)
+//!   gives its face; a place near the middle, far off the axis, or a stick
+//!   fitted narrow gives "neither": a stick on its edge or leaning shows a
+//!   little of both faces, a stick half hidden something else again.
+//!
+//! Teaching decides whether a station reads with it (`teach::check_readable`).
+//! Pure: features in, probabilities out.
+
+use crate::features::{N_APPEAR, N_FEATURES, N_OWN, OWN};
+use serde::{Deserialize, Serialize};
+
+/// The least spread a face is credited with on each feature, as a share of the
+/// gap between the two faces' means: a handful of taught sticks under one
+/// light are no measure of how a face varies over a mat and a day.
+pub const SPREAD_FLOOR: f64 = 0.15;
+
+/// The least spread on each feature of `features::own_look`, in its own units
+/// (L* and a*, b* steps; a camera's noise and a hall's light move them by
+/// about this much).
+pub const SPREAD_MIN: [f64; N_OWN] = [2.0, 1.5, 1.5, 1.5, 1.0, 1.0];
+
+/// How far beyond a face's mean, in half-gaps, one feature may place a stick
+/// (the axis runs from −1 to +1 between the means).
+pub const FEATURE_REACH: f64 = 2.0;
+
+/// Where on the axis a stick reads as "neither": within this of the middle, it
+/// shows both faces or neither clearly.
+pub const MIDDLE: f64 = 0.5;
+
+/// How far off the axis a stick may lie (root mean square over the features,
+/// in spreads) and still be read: farther, it looks like neither face (a stick
+/// half under another, on its end, a shadow across it).
+pub const OFF_AXIS: f64 = 4.0;
+
+/// A stick fitted this much narrower than the taught width, or narrower, is on
+/// its edge or leaning (as the taught-faces rule takes it).
+pub const NARROW: f32 = 0.72;
+
+/// The least separation ([`TaughtReader::separation`]) at which the taught
+/// reader reads a station's faces: the middle of the axis lies this many
+/// spreads from either face's mean.
+pub const SEPARATES: f64 = 3.0;
+
+/// The most examples of each face a station keeps: the newest are kept.
+pub const KEEP: usize = 400;
+
+/// A station's sticks as the taught reader knows them: the own looks of sticks
+/// seen flat face up and round face up.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TaughtReader {
+    pub front: Vec<[f32; N_OWN]>,
+    pub back: Vec<[f32; N_OWN]>,
+}
+
+/// The statistics a reading uses, worked out from the examples.
+struct Stats {
+    mid: [f64; N_OWN],
+    half_gap: [f64; N_OWN],
+    spread: [f64; N_OWN],
+    /// Each feature's weight on the axis: its gap in spreads, squared.
+    weight: [f64; N_OWN],
+}
+
+/// The own look of a stick's features.
+pub fn own(f: &[f32; N_FEATURES]) -> [f32; N_OWN] {
+    std::array::from_fn(|k| f[OWN + k])
+}
+
+impl TaughtReader {
+    /// Learn from sticks' features: `front` lay flat face up, `back` round face
+    /// up.
+    pub fn learn(front: &[&[f32; N_FEATURES]], back: &[&[f32; N_FEATURES]]) -> Self {
+        TaughtReader {
+            front: front.iter().map(|f| own(f)).collect(),
+            back: back.iter().map(|f| own(f)).collect(),
+        }
+    }
+
+    /// Whether it has sticks of both faces to read by.
+    pub fn is_ready(&self) -> bool {
+        !self.front.is_empty() && !self.back.is_empty()
+    }
+
+    /// One more stick seen with its face known (`front`: flat face up), the
+    /// oldest of that face dropped beyond [`KEEP`].
+    pub fn add(&mut self, f: &[f32; N_FEATURES], front: bool) {
+        let v = if front {
+            &mut self.front
+        } else {
+            &mut self.back
+        };
+        v.push(own(f));
+        if v.len() > KEEP {
+            v.remove(0);
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        let mean = |v: &[[f32; N_OWN]], k: usize| {
+            v.iter().map(|f| f64::from(f[k])).sum::<f64>() / v.len().max(1) as f64
+        };
+        let mut s = Stats {
+            mid: [0.0; N_OWN],
+            half_gap: [0.0; N_OWN],
+            spread: [0.0; N_OWN],
+            weight: [0.0; N_OWN],
+        };
+        let n = (self.front.len() + self.back.len())
+            .saturating_sub(2)
+            .max(1) as f64;
+        for k in 0..N_OWN {
+            let (mf, mb) = (mean(&self.front, k), mean(&self.back, k));
+            let ss = |v: &[[f32; N_OWN]], m: f64| {
+                v.iter().map(|f| (f64::from(f[k]) - m).powi(2)).sum::<f64>()
+            };
+            let pooled = ((ss(&self.front, mf) + ss(&self.back, mb)) / n).sqrt();
+            let gap = mf - mb;
+            s.mid[k] = (mf + mb) / 2.0;
+            s.half_gap[k] = gap / 2.0;
+            s.spread[k] = pooled.max(SPREAD_FLOOR * gap.abs()).max(SPREAD_MIN[k]);
+            s.weight[k] = (gap / s.spread[k]).powi(2);
+        }
+        s
+    }
+
+    /// How far apart the two faces lie: from either face's mean to the middle
+    /// between them, in spreads along the axis. At [`SEPARATES`] or more the
+    /// taught reader can read the station's faces.
+    pub fn separation(&self) -> f64 {
+        self.stats().weight.iter().sum::<f64>().sqrt() / 2.0
+    }
+
+    /// Where a stick lies: on the axis (−1 round face, +1 flat face) and off
+    /// it (root mean square, in spreads).
+    pub fn place(&self, f: &[f32; N_FEATURES]) -> (f64, f64) {
+        let s = self.stats();
+        let x = own(f);
+        let total: f64 = s.weight.iter().sum::<f64>().max(1e-12);
+        let mut along = 0.0;
+        for k in 0..N_OWN {
+            if s.half_gap[k] != 0.0 {
+                let t = (f64::from(x[k]) - s.mid[k]) / s.half_gap[k];
+                along += s.weight[k] * t.clamp(-FEATURE_REACH, FEATURE_REACH);
+            }
+        }
+        along /= total;
+        let off2: f64 = (0..N_OWN)
+            .map(|k| {
+                let expected = s.mid[k] + along * s.half_gap[k];
+                ((f64::from(x[k]) - expected) / s.spread[k]).powi(2)
+            })
+            .sum();
+        (along, (off2 / N_OWN as f64).sqrt())
+    }
+
+    /// The flat face's probability from the stick's look alone, where it
+    /// lies on the axis (no "neither": see [`TaughtReader::read`]).
+    pub fn front_by_look(&self, f: &[f32; N_FEATURES]) -> f64 {
+        let (along, _) = self.place(f);
+        let s = self.separation();
+        1.0 / (1.0 + (-(2.0 * along * s * s).clamp(-50.0, 50.0)).exp())
+    }
+
+    /// Front, back and neither for a stick's features. The face is a logistic
+    /// of its place on the axis, as sharp as the faces' spread along it
+    /// allows; "neither" rises near the middle, far off the axis and for a
+    /// stick fitted narrow.
+    pub fn read(&self, f: &[f32; N_FEATURES]) -> [f64; 3] {
+        let (along, off) = self.place(f);
+        // Two equal-spread faces at ±1 with spread 1/separation along the
+        // axis: the log odds of the flat face are 2·along·separation².
+        let front = self.front_by_look(f);
+        let narrow = f[N_APPEAR] < NARROW;
+        let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
+        let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
+        let neither = if narrow { 0.9 } else { middle.max(odd) };
+        [
+            front * (1.0 - neither),
+            (1.0 - front) * (1.0 - neither),
+            neither,
+        ]
+    }
+}
+
+/// The faces a referee's call settles, for the sticks of a throw the station
+/// read (`faces`, in the order of its reading; `placements_on_mat`: whether
+/// each lay on the mat): `(stick, flat face up)` for each stick whose face the
+/// call and the station's own sure readings decide together. Nothing where the
+/// call could be wrong in a way that would teach the station a wrong face:
+///
+/// - a 낙 (the sticks' faces do not decide it), a throw with a stick not on the
+///   mat, or not exactly four sticks;
+/// - a call that contradicts the station's sure readings (more flat faces than
+///   it read flat or unsure, or fewer than it read flat): a correction of a
+///   reading the station was sure of settles no stick (which one was wrong?);
+/// - unsure sticks the count does not settle (two unsure sticks, one of them
+///   flat).
+///
+/// A confirmed call teaches every stick as read; a referred one its unsure
+/// sticks where the count settles them (all flat, or all round).
+pub fn faces_settled_by(
+    faces: &[crate::verdict::Face],
+    placements_on_mat: &[bool],
+    called: yut_rules::yut::ThrowResult,
+) -> Vec<(usize, bool)> {
+    use crate::verdict::Face;
+    use yut_rules::yut::ThrowResult as R;
+    let flat_up = match called {
+        R::Mo => 0,
+        R::Do | R::Backdo => 1,
+        R::Gae => 2,
+        R::Geol => 3,
+        R::Yut => 4,
+        R::Nak => return Vec::new(),
+    };
+    if faces.len() != 4 || placements_on_mat.iter().any(|on| !on) {
+        return Vec::new();
+    }
+    let sure_flat = faces.iter().filter(|f| **f == Face::Front).count();
+    let unsure: Vec<usize> = (0..4).filter(|&i| faces[i] == Face::Unsure).collect();
+    let unsure_flat = if flat_up == sure_flat {
+        false
+    } else if flat_up == sure_flat + unsure.len() {
+        true
+    } else {
+        return Vec::new();
+    };
+    (0..4)
+        .map(|i| match faces[i] {
+            Face::Front => (i, true),
+            Face::Back => (i, false),
+            Face::Unsure => (i, unsure_flat),
+        })
+        .collect()
+}
+
+/// 0 at or before `from`, 1 at or beyond `to`, smooth between (either order).
+fn smooth_step(from: f64, to: f64, x: f64) -> f64 {
+    let t = ((x - from) / (to - from)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stick of lightness `l` against the mat and colour `a`.
+    fn stick(l: f32, a: f32) -> [f32; N_FEATURES] {
+        let mut f = [0.0f32; N_FEATURES];
+        f[N_APPEAR] = 1.0;
+        f[OWN] = l;
+        f[OWN + 1] = a;
+        f[OWN + 4] = 5.0;
+        f
+    }
+
+    /// Cream flat faces, dark round ones.
+    fn dark_round_set() -> TaughtReader {
+        let front: Vec<_> = [30.0, 31.0, 29.0, 30.5].map(|l| stick(l, 2.0)).to_vec();
+        let back: Vec<_> = [-20.0, -22.0, -19.0, -21.0].map(|l| stick(l, 1.0)).to_vec();
+        TaughtReader::learn(
+            &front.iter().collect::<Vec<_>>(),
+            &back.iter().collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn faces_far_apart_are_read_surely() {
+        let r = dark_round_set();
+        assert!(r.separation() > SEPARATES, "{}", r.separation());
+        let [f, b, n] = r.read(&stick(28.0, 2.2));
+        assert!(f > 0.99 && b < 0.01 && n < 0.01, "{f} {b} {n}");
+        let [f, b, n] = r.read(&stick(-18.0, 0.5));
+        assert!(b > 0.99 && f < 0.01 && n < 0.01, "{f} {b} {n}");
+    }
+
+    #[test]
+    fn a_stick_half_way_between_the_faces_is_neither() {
+        let r = dark_round_set();
+        let [_, _, n] = r.read(&stick(5.0, 1.5));
+        assert!(n > 0.9, "{n}");
+    }
+
+    #[test]
+    fn a_stick_like_neither_face_is_neither() {
+        let r = dark_round_set();
+        let mut f = stick(30.0, 2.0);
+        f[OWN + 2] = 40.0;
+        let [_, _, n] = r.read(&f);
+        assert!(n > 0.9, "{n}");
+    }
+
+    #[test]
+    fn a_stick_fitted_narrow_is_neither() {
+        let r = dark_round_set();
+        let mut f = stick(30.0, 2.0);
+        f[N_APPEAR] = 0.6;
+        assert!(r.read(&f)[2] >= 0.9);
+    }
+
+    #[test]
+    fn one_odd_feature_does_not_carry_a_stick_across() {
+        // Faces told apart by lightness, colour and grain alike.
+        let with_grain = |l: f32, a: f32, g: f32| {
+            let mut f = stick(l, a);
+            f[OWN + 4] = g;
+            f
+        };
+        let front: Vec<_> = [30.0, 31.0, 29.0]
+            .map(|l| with_grain(l, 10.0, 3.0))
+            .to_vec();
+        let back: Vec<_> = [-20.0, -22.0, -19.0]
+            .map(|l| with_grain(l, -10.0, 12.0))
+            .to_vec();
+        let r = TaughtReader::learn(
+            &front.iter().collect::<Vec<_>>(),
+            &back.iter().collect::<Vec<_>>(),
+        );
+        // A round face whose grain reads far beyond the flat face's (a
+        // smooth patch of varnish): it may read as neither, never as flat.
+        let [front, _, _] = r.read(&with_grain(-20.0, -10.0, -40.0));
+        assert!(front < 0.1, "{front}");
+    }
+
+    #[test]
+    fn faces_alike_do_not_separate() {
+        let front: Vec<_> = [1.0, 2.0, 0.0].map(|l| stick(l, 0.0)).to_vec();
+        let back: Vec<_> = [0.5, 1.5, -0.5].map(|l| stick(l, 0.0)).to_vec();
+        let r = TaughtReader::learn(
+            &front.iter().collect::<Vec<_>>(),
+            &back.iter().collect::<Vec<_>>(),
+        );
+        assert!(r.separation() < 1.0, "{}", r.separation());
+    }
+
+    #[test]
+    fn a_call_settles_only_what_it_can() {
+        use crate::verdict::Face::{Back, Front, Unsure};
+        use yut_rules::yut::ThrowResult as R;
+        let on = [true; 4];
+        // Confirmed as read: every stick.
+        assert_eq!(
+            faces_settled_by(&[Front, Back, Front, Back], &on, R::Gae),
+            vec![(0, true), (1, false), (2, true), (3, false)]
+        );
+        // One unsure stick: the count settles it either way.
+        assert_eq!(
+            faces_settled_by(&[Front, Unsure, Back, Back], &on, R::Gae)[1],
+            (1, true)
+        );
+        assert_eq!(
+            faces_settled_by(&[Front, Unsure, Back, Back], &on, R::Do)[1],
+            (1, false)
+        );
+        // Two unsure, one of them flat: nothing.
+        assert!(faces_settled_by(&[Front, Unsure, Unsure, Back], &on, R::Gae).is_empty());
+        // A call against a sure reading: nothing.
+        assert!(faces_settled_by(&[Front, Front, Back, Back], &on, R::Geol).is_empty());
+        assert!(faces_settled_by(&[Front, Front, Back, Back], &on, R::Do).is_empty());
+        // 낙, a stick off the mat, three sticks: nothing.
+        assert!(faces_settled_by(&[Front, Back, Back, Back], &on, R::Nak).is_empty());
+        assert!(faces_settled_by(
+            &[Front, Back, Back, Back],
+            &[true, true, false, true],
+            R::Do
+        )
+        .is_empty());
+        assert!(faces_settled_by(&[Front, Back, Back], &on[..3], R::Do).is_empty());
+    }
+
+    #[test]
+    fn it_keeps_the_newest_examples() {
+        let mut r = dark_round_set();
+        for _ in 0..KEEP + 10 {
+            r.add(&stick(10.0, 0.0), true);
+        }
+        assert_eq!(r.front.len(), KEEP);
+        assert!(r.front.iter().all(|f| f[0] == 10.0));
+    }
+}
