@@ -31,6 +31,7 @@ fn station(dir: &std::path::Path, clock: Clock, autopilot: bool) -> (Station, Lo
         .expect("a look that calibrates");
     let station = Station::start(Options {
         data_dir: dir.to_path_buf(),
+        new_journal: false,
         clock,
         vision: VisionSetup {
             detector: Some(detector),

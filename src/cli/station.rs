@@ -47,6 +47,11 @@ pub struct StationArgs {
     /// The data directory: the journal and the evidence images.
     #[arg(long, default_value = "station-data")]
     pub data: PathBuf,
+    /// Start a new journal in the data directory: the old one (lost, damaged or
+    /// finished) is moved into a `set-aside-…` folder there, nothing deleted, and
+    /// event ids go on after its last one.
+    #[arg(long)]
+    pub new_journal: bool,
     /// The referee PIN (a random one is printed when not given).
     #[arg(long, env = "YUTSTATION_PIN")]
     pub pin: Option<String>,
@@ -122,6 +127,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     let pin = a.pin.clone().unwrap_or_else(random_pin);
     let mut station = Station::start(Options {
         data_dir: a.data.clone(),
+        new_journal: a.new_journal,
         clock,
         vision: VisionSetup {
             detector,
@@ -133,8 +139,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
         sensor,
         print_calls: true,
         autopilot: None,
-    })
-    .with_context(|| format!("data directory {}", a.data.display()))?;
+    })?;
     if let Some(source) = source {
         station.attach_source(source)?;
     }
@@ -198,6 +203,7 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
     });
     let mut station = Station::start(Options {
         data_dir: data.clone(),
+        new_journal: false,
         clock: clock.clone(),
         vision: VisionSetup {
             detector: Some(detector),
