@@ -114,12 +114,12 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let hub = st.hub.clone();
     rt.block_on(async {
-        let refused = hub.command("심판 A", Command::Start).await.unwrap_err();
+        let refused = hub.command("심판 A", Command::Start {}).await.unwrap_err();
         assert!(refused.contains("no game"), "{refused}");
         hub.command("심판 A", Command::NewGame { setup: None })
             .await
             .unwrap();
-        hub.command("심판 A", Command::Start).await.unwrap();
+        hub.command("심판 A", Command::Start {}).await.unwrap();
         let no_reason = hub
             .command(
                 "심판 A",
@@ -140,7 +140,7 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
         )
         .await
         .unwrap();
-        let illegal = hub.command("심판 A", Command::Undo).await.unwrap_err();
+        let illegal = hub.command("심판 A", Command::Undo {}).await.unwrap_err();
         assert!(!illegal.is_empty());
     });
     let state: serde_json::Value =

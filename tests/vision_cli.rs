@@ -276,3 +276,28 @@ fn eval_refuses_a_csv_without_stored_looks() {
     assert!(err.contains("--from-dump"), "{err}");
     assert!(!csv.exists());
 }
+
+/// A mat size that is no size is refused before any picture is read, as bad input.
+#[test]
+fn calibrate_refuses_a_mat_size_that_is_no_size() {
+    for mat in ["circle:NaN", "circle:inf", "square:1e30", "circle:-160"] {
+        let out = run_in(
+            env!("CARGO_MANIFEST_DIR"),
+            &[
+                "calibrate",
+                "--image",
+                "no-such.png",
+                "--mat",
+                mat,
+                "--out",
+                "/nonexistent/p.toml",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mat}: {err}");
+        assert!(
+            err.contains("mat size") && err.trim().lines().count() == 1,
+            "{mat}: {err}"
+        );
+    }
+}

@@ -218,6 +218,12 @@ fn describe(entry: &Entry) -> String {
 fn describe_action(action: &Action) -> String {
     match action {
         Action::Start => "start".into(),
+        Action::Throw { verdict } if verdict.manual => format!(
+            "throw entered by hand: {}",
+            verdict
+                .result
+                .map_or("?".into(), |r| format!("{} ({})", r.id(), r.korean()))
+        ),
         Action::Throw { verdict } => {
             let mut s = match verdict.result {
                 Some(r) => format!("throw: seen {} ({})", r.id(), r.korean()),

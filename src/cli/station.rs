@@ -15,6 +15,7 @@ use yut_lab::station::simulated_detector;
 use yut_sim::{Look, HELD_OUT_LOOK_BASE};
 use yut_vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
 use yutstation::capture::{Clock, FrameSource, VideoSource};
+use yutstation::station::auth::check_pin;
 use yutstation::station::core::default_setup;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station, Tally};
@@ -52,7 +53,7 @@ pub struct StationArgs {
     /// event ids go on after its last one.
     #[arg(long)]
     pub new_journal: bool,
-    /// The referee PIN (a random one is printed when not given).
+    /// The referee PIN, 4 to 12 digits (a random one is printed when not given).
     #[arg(long, env = "YUTSTATION_PIN")]
     pub pin: Option<String>,
 }
@@ -73,7 +74,7 @@ pub struct DemoArgs {
     /// The data directory (default: a new temporary one).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// The referee PIN for /console.
+    /// The referee PIN for /console (4 to 12 digits).
     #[arg(long, default_value = "0000")]
     pub pin: String,
     #[arg(long, default_value = DEFAULT_MODEL)]
@@ -91,6 +92,9 @@ fn random_pin() -> String {
 }
 
 pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
+    if let Some(pin) = &a.pin {
+        check_pin(pin).map_err(|e| InputError(e.to_string()))?;
+    }
     let clock = Clock::Wall;
     let source: Option<Box<dyn FrameSource>> = match (&a.camera, &a.video) {
         (Some(i), _) => Some(Box::new(
@@ -168,6 +172,7 @@ fn demo_look(
 }
 
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
+    check_pin(&a.pin).map_err(|e| InputError(e.to_string()))?;
     let data = a.data.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()))
     });

@@ -109,6 +109,7 @@ impl Station {
     /// Open the journal, start the vision and core threads. Frames come from
     /// [`Station::attach_source`].
     pub fn start(opts: Options) -> anyhow::Result<Station> {
+        super::auth::check_pin(&opts.pin)?;
         let (journal, problems) = if opts.new_journal {
             let (journal, problems, aside) = Journal::open_new(&opts.data_dir)?;
             if let Some(aside) = aside {
@@ -590,7 +591,7 @@ impl Core {
                             now,
                             &by,
                             Action::Throw {
-                                verdict: yut_match::Verdict::entered(result),
+                                verdict: yut_match::Verdict::manual(result),
                             },
                             "the camera made no call: entered by the demo stand-in referee".into(),
                         )
