@@ -725,7 +725,7 @@ async fn half_sent_requests_are_dropped_in_time() {
     // A body promised and not sent: 408, JSON, in time.
     let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
     slow.write_all(
-        format!("POST /api/gostop/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n{{").as_bytes(),
+        b"POST /api/gostop/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n{",
     )
     .await
     .unwrap();

@@ -188,7 +188,7 @@ impl HeadFile {
             last_at,
             chain,
         };
-        let slot = (head.seq % 2) as u64 * SLOT as u64;
+        let slot = (head.seq % 2) * SLOT as u64;
         self.file.write_all_at(head.text().as_bytes(), slot)?;
         self.head = head;
         self.flusher.dirty();
