@@ -146,7 +146,10 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
     let state: serde_json::Value =
         serde_json::from_str(&st.hub.published.borrow().state_json).unwrap();
     assert_eq!(state["last_call"]["result"], "gae");
-    assert_eq!(state["last_call"]["source"], "manual", "entered by the referee");
+    assert_eq!(
+        state["last_call"]["source"], "manual",
+        "entered by the referee"
+    );
     st.stop();
     let (journal, _) = Journal::open(dir.path()).unwrap();
     let (entries, _) = journal.entries();

@@ -168,6 +168,8 @@ pub enum JournalError {
     },
     #[error("the journal in {} is lost, not new: {DB_FILE} is missing or empty but its write-ahead log {DB_FILE}-wal is there; restore the data directory from a copy, or start afresh with --new-journal (the old files are kept aside)", path.display())]
     LogWithoutDatabase { path: PathBuf },
+    #[error("{DB_FILE} in {} is missing or empty and {HEAD_FILE} is unreadable: a new journal cannot be told from a lost one; restore the data directory from a copy, or start afresh with --new-journal (the old files are kept aside)", path.display())]
+    Undecidable { path: PathBuf },
     #[error("journal {path} cannot be opened ({source}): if it is damaged, copy the data directory aside and start afresh with --new-journal")]
     Open {
         path: PathBuf,
@@ -280,6 +282,11 @@ impl Journal {
                         last_at: h.last_at,
                     });
                 }
+            }
+            if found == Found::Unreadable {
+                return Err(JournalError::Undecidable {
+                    path: dir.to_path_buf(),
+                });
             }
             if size(&dir.join(format!("{DB_FILE}-wal"))) > 0 {
                 return Err(JournalError::LogWithoutDatabase {

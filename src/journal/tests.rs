@@ -323,6 +323,19 @@ fn a_database_truncated_or_deleted_is_lost_not_new() {
         assert!(Journal::open(dir.path()).is_err());
         assert_eq!(db.exists(), damage == "truncate");
     }
+    // A damaged head beside an empty database: no telling new from lost.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut j, _) = Journal::open(dir.path()).unwrap();
+    fill(&mut j, 5);
+    drop(j);
+    std::fs::remove_file(dir.path().join(DB_FILE)).unwrap();
+    std::fs::write(dir.path().join(HEAD_FILE), b"scrambled").unwrap();
+    let err = Journal::open(dir.path())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("cannot be told from a lost one"), "{err}");
+
     // The write-ahead log kept without its database is a lost journal too (even
     // one from before the head record existed).
     let (dir, _) = killed_with(20);
