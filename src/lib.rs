@@ -5,10 +5,12 @@
 //! running station with its web server ([`station`]). The rules (`yut_rules`), the
 //! match (`yut_match`), the sensor protocol (`yut_sensor`) and the vision
 //! (`yut_vision`) are pure crates below it; the lab (`yut_lab`) and the renderer
-//! (`yut_sim`) give the demo its rendered station. No game logic lives here. See
-//! `ARCHITECTURE.md` for the map.
+//! (`yut_sim`) give the demo its rendered station. No game logic lives here;
+//! [`text`] holds the pure helpers that put times and people's text on a terminal.
+//! See `ARCHITECTURE.md` for the map.
 
 pub mod capture;
 pub mod journal;
 pub mod sensor;
 pub mod station;
+pub mod text;

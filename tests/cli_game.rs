@@ -123,11 +123,40 @@ fn illegal_and_malformed_records_exit_2_with_one_line() {
         );
         assert!(out.stdout.is_empty());
     }
+    // A file that is not there is input to fix, like a bad one: 2 (docs: README,
+    // "Exit statuses").
     let missing = yutstation(&["game", "replay", "/nonexistent/record.json"]);
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent/record.json")
     );
+}
+
+/// `game replay` reads at most 1 MiB: a larger record, or an endless input, is
+/// refused at once, as input to fix, without reading it whole.
+#[test]
+fn replay_reads_a_bounded_input() {
+    let dir = scratch("bounded");
+    // A valid record made large by the spaces JSON allows.
+    let big = format!("{EXAMPLE}{}", " ".repeat(2 << 20));
+    let file = record_file(&dir, "big.json", &big);
+    let started = std::time::Instant::now();
+    for path in [file.to_str().unwrap(), "/dev/zero", dir.to_str().unwrap()] {
+        let out = yutstation(&["game", "replay", path]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let out = yutstation(&["game", "replay", file.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("larger than 1 MiB"));
+    // Just under the bound, it replays.
+    let fits = format!("{EXAMPLE}{}", " ".repeat(1 << 19));
+    let file = record_file(&dir, "fits.json", &fits);
+    assert!(yutstation(&["game", "replay", file.to_str().unwrap()])
+        .status
+        .success());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -83,3 +83,86 @@ fn show_and_export_read_the_journal() {
         .unwrap()
         .contains("no journal in"));
 }
+
+/// Names and notes come from people: `journal show` prints them so that none can
+/// forge a line or send the terminal an escape, and its times are dates.
+#[test]
+fn show_prints_names_and_notes_safely_with_readable_times() {
+    use yut_match::{Action, MatchEvent, MatchSetup, Player, Posture, TeamSetup};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut j, _) = Journal::open(dir.path()).unwrap();
+    let team = |name: &str, p: &str| TeamSetup {
+        name: name.into(),
+        throwers: (1..=3)
+            .map(|i| Player::thrower(&format!("{p}{i}"), Posture::Standing, 100))
+            .collect(),
+        placer: Player::placer(&format!("{p}-coach")),
+    };
+    let at = 1_764_556_800_000; // 2025-12-01 02:40:00 UTC
+    j.append(&yut_match::Entry::NewGame {
+        at_ms: at,
+        setup: MatchSetup::new([
+            team("청\n#99       forged line", "a"),
+            team("홍\u{1b}[2J\u{1b}[31m", "b"),
+        ]),
+    })
+    .unwrap();
+    let mut start = MatchEvent::new(at + 1500, Action::Start);
+    start.by = Some("심판\r#100 also forged\u{7}".into());
+    start.note = Some("line one\nline two\u{9b}31m".into());
+    j.append(&yut_match::Entry::Event(start)).unwrap();
+    drop(j);
+
+    let out = run(&["journal", "show", dir.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the terminal: {text:?}"
+    );
+    let entries: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(entries.len(), 2, "{text}");
+    assert!(entries[0].starts_with("#1 "), "{text}");
+    assert!(entries[1].starts_with("#2 "), "{text}");
+    assert!(text.contains(r"청\n#99       forged line"), "{text}");
+    assert!(text.contains(r"홍\u{1b}[2J"), "{text}");
+    assert!(text.contains(r"line one\nline two"), "{text}");
+    assert!(
+        text.contains("2025-12-01 02:40:01.500"),
+        "a date, not hours since 1970: {text}"
+    );
+}
+
+/// Exit statuses: 2 for input the user can fix (no journal there), 1 for a
+/// journal found damaged or lost (what could be read is still printed).
+#[test]
+fn show_exits_1_on_a_damaged_or_lost_journal_and_2_on_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut j, _) = Journal::open(dir.path()).unwrap();
+    for _ in 0..20 {
+        let e = synth::next_entry(j.log(), 4);
+        j.append(&e).unwrap();
+    }
+    drop(j);
+    let path = dir.path().to_str().unwrap();
+    let db = dir.path().join(yutstation::journal::DB_FILE);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&db)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    for args in [
+        &["journal", "show", path][..],
+        &["journal", "export", path, "--game", "1"],
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("lost") && err.lines().count() == 1, "{err}");
+    }
+}

@@ -4,6 +4,14 @@
 //! journal must hold every acknowledged event, fold without problems to the same
 //! state as an independent replay, and that state at the last acknowledged event
 //! must be the one the child reported.
+//!
+//! After every kill a copy of the data directory, as the child left it, is also
+//! damaged at random (the database or its write-ahead log truncated, deleted, or
+//! bytes flipped at random places; the head record deleted) and opened: every
+//! acknowledged event is there, or its loss is reported (the journal refuses to
+//! start, or names what is missing and takes no new event). Never silent: a copy
+//! opened without a blocking problem holds every acknowledged event and folds to
+//! the state the child acknowledged, and a new event never reuses an id.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -11,8 +19,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use yut_match::{digest, MatchLog};
-use yutstation::journal::Journal;
+use yut_match::{digest, synth, MatchLog};
+use yutstation::journal::{Journal, Problem, DB_FILE, HEAD_FILE};
 
 const KILLS: usize = 200;
 
@@ -24,6 +32,7 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
     let started = Instant::now();
     let mut acked: Vec<(i64, String)> = Vec::new();
     let mut mid_append_kills = 0;
+    let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
 
     for round in 0..KILLS {
         let mut child = Command::new(env!("CARGO_BIN_EXE_yutstation"))
@@ -70,6 +79,11 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
             let (id, digest) = line.split_once(' ').expect("ID DIGEST");
             acked.push((id.parse().unwrap(), digest.to_string()));
         }
+
+        // A damaged copy of what the child left, before the restart below
+        // checkpoints its write-ahead log.
+        let (kind, outcome) = damage_and_check(dir.path(), &acked, &mut rng, round);
+        *outcomes.entry(format!("{kind}: {outcome}")).or_default() += 1;
 
         // Restart from the same directory.
         let (j, problems) = Journal::open(dir.path()).unwrap();
@@ -127,4 +141,149 @@ fn killed_at_random_moments_the_journal_keeps_every_acknowledged_event() {
         started.elapsed().as_secs_f64()
     );
     assert!(acked.len() >= KILLS / 2, "the children did append");
+    for (what, n) in &outcomes {
+        eprintln!("  damaged copy, {what}: {n}");
+    }
+}
+
+const DAMAGE: [&str; 9] = [
+    "database truncated",
+    "database deleted",
+    "database bytes flipped",
+    "log truncated",
+    "log deleted",
+    "log bytes flipped",
+    "log header flipped",
+    "log last frame flipped",
+    "head deleted",
+];
+
+/// Copy `dir`, damage the copy one way at random, open it as a station would and
+/// check that no acknowledged event is lost in silence. The kind of damage and
+/// what came of it.
+fn damage_and_check(
+    dir: &std::path::Path,
+    acked: &[(i64, String)],
+    rng: &mut SmallRng,
+    round: usize,
+) -> (&'static str, &'static str) {
+    let copy = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), copy.path().join(e.file_name())).unwrap();
+        }
+    }
+    let db = copy.path().join(DB_FILE);
+    let wal = copy.path().join(format!("{DB_FILE}-wal"));
+    let len = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let mut kind = DAMAGE[rng.gen_range(0..DAMAGE.len())];
+    if kind.starts_with("log") && len(&wal) <= 32 + 24 {
+        kind = DAMAGE[rng.gen_range(0..3)]; // no log to damage this time
+    }
+    let target = if kind.starts_with("log") { &wal } else { &db };
+    let size = len(target);
+    let frame = 24 + 4096;
+    match kind {
+        "database truncated" | "log truncated" => {
+            let at = rng.gen_range(0..size.max(1));
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .unwrap();
+            f.set_len(at).unwrap();
+        }
+        "database deleted" | "log deleted" => std::fs::remove_file(target).unwrap(),
+        "head deleted" => std::fs::remove_file(copy.path().join(HEAD_FILE)).unwrap(),
+        _ => {
+            let at = match kind {
+                "log header flipped" => rng.gen_range(0..32),
+                "log last frame flipped" => {
+                    let frames = (size - 32) / frame;
+                    32 + (frames - 1) * frame + rng.gen_range(0..frame)
+                }
+                _ => rng.gen_range(0..size.max(1)),
+            };
+            flip(target, at, rng.gen_range(1..=16));
+        }
+    }
+
+    let (j, problems) = match Journal::open(copy.path()) {
+        Err(e) => {
+            let line = e.to_string();
+            assert!(!line.contains('\n'), "round {round}, {kind}: {line}");
+            return (kind, "refused to start");
+        }
+        Ok(opened) => opened,
+    };
+    let present: std::collections::BTreeSet<i64> = j.entries().0.iter().map(|r| r.id).collect();
+    let missing: Vec<i64> = acked
+        .iter()
+        .map(|a| a.0)
+        .filter(|id| !present.contains(id))
+        .collect();
+    let blocking = problems.iter().any(Problem::blocks_writing);
+    if !missing.is_empty() {
+        let covered = |id: i64| {
+            problems.iter().any(|p| match p {
+                Problem::Lost { from, to, .. } => (*from..=*to).contains(&id),
+                Problem::Damaged { .. } | Problem::Altered { .. } => true,
+                _ => false,
+            })
+        };
+        let silent: Vec<i64> = missing.iter().copied().filter(|&id| !covered(id)).collect();
+        assert!(
+            silent.is_empty(),
+            "round {round}, {kind}: acknowledged events {silent:?} lost in silence ({problems:?})"
+        );
+    }
+    if !blocking {
+        // Nothing reported that matters: the journal is the one acknowledged.
+        assert!(missing.is_empty(), "round {round}, {kind}");
+        if let Some((last, want)) = acked.last() {
+            let mut replay = MatchLog::default();
+            for rec in j.entries().0 {
+                replay.apply(&rec.entry).unwrap();
+                if rec.id == *last {
+                    assert_eq!(
+                        &digest(&replay),
+                        want,
+                        "round {round}, {kind}: acknowledged state changed in silence"
+                    );
+                }
+            }
+        }
+    }
+    // Ids are never reused: the journal takes a new event after every id it gave,
+    // or none at all.
+    let mut j = j;
+    let next = synth::next_entry(j.log(), 99);
+    match j.append(&next) {
+        Ok(id) => {
+            assert!(
+                !blocking,
+                "round {round}, {kind}: wrote into a broken journal"
+            );
+            let top = acked.iter().map(|a| a.0).max().unwrap_or(0);
+            assert!(
+                id > top,
+                "round {round}, {kind}: id {id} reused (acknowledged up to {top})"
+            );
+        }
+        Err(_) => assert!(blocking, "round {round}, {kind}: refused {problems:?}"),
+    }
+    let outcome = match (missing.is_empty(), blocking) {
+        (true, false) => "nothing lost",
+        (true, true) => "damage reported, nothing lost",
+        (false, _) => "loss reported",
+    };
+    (kind, outcome)
+}
+
+fn flip(path: &std::path::Path, at: u64, n: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    for b in bytes.iter_mut().skip(at as usize).take(n) {
+        *b ^= 0xa5;
+    }
+    std::fs::write(path, bytes).unwrap();
 }

@@ -364,6 +364,7 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec![],
             height_mm: None,
+            manual: false,
         })
         .await
         .unwrap();
@@ -383,4 +384,361 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
         assert!(m["id"].as_u64().unwrap() > last);
         last = m["id"].as_u64().unwrap();
     }
+}
+
+/// Send `request` as it is from a socket bound to `from` (another loopback address
+/// is another client); the status, the head and the body of the answer.
+async fn raw(addr: std::net::SocketAddr, from: &str, request: &[u8]) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut stream = socket.connect(addr).await.expect("connect");
+    stream.write_all(request).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("an answer in time")
+        .ok();
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
+}
+
+fn post(addr: std::net::SocketAddr, path: &str, headers: &[&str], body: &str) -> Vec<u8> {
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        req += h;
+        req += "\r\n";
+    }
+    req += "\r\n";
+    req += body;
+    req.into_bytes()
+}
+
+/// An API error: JSON `{"error": "one line"}` with no path of the server in it.
+fn json_error(head: &str, body: &str) -> String {
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "not JSON: {head}\n\n{body}"
+    );
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
+    let line = v["error"].as_str().expect("an error").to_string();
+    assert!(
+        !line.is_empty() && !line.contains('\n') && !line.contains("/tmp"),
+        "{line}"
+    );
+    line
+}
+
+#[tokio::test]
+async fn a_locked_out_client_does_not_lock_out_the_referee() {
+    let s = StandIn::start().await;
+    let pin = |pin: &str| json!({ "pin": pin, "who": "누군가" }).to_string();
+    let json = "Content-Type: application/json";
+    for _ in 0..5 {
+        raw(
+            s.addr,
+            "127.0.0.2",
+            &post(s.addr, "/api/login", &[json], &pin("0000")),
+        )
+        .await;
+    }
+    let (status, head, body) = raw(
+        s.addr,
+        "127.0.0.2",
+        &post(s.addr, "/api/login", &[json], &pin(PIN)),
+    )
+    .await;
+    assert_eq!(status, 429, "the guesser is locked: {body}");
+    json_error(&head, &body);
+    let (status, _, body) = raw(
+        s.addr,
+        "127.0.0.1",
+        &post(s.addr, "/api/login", &[json], &pin(PIN)),
+    )
+    .await;
+    assert_eq!(
+        status, 200,
+        "the referee at another machine logs in: {body}"
+    );
+}
+
+#[tokio::test]
+async fn logins_are_json_from_the_station_s_own_pages() {
+    let s = StandIn::start().await;
+    let body = json!({ "pin": PIN, "who": "김심판" }).to_string();
+    let own = format!("Origin: http://{}", s.addr);
+    for (headers, want) in [
+        (vec!["Content-Type: text/plain"], 415),
+        (vec!["Content-Type: application/x-www-form-urlencoded"], 415),
+        (vec![], 415),
+        (
+            vec![
+                "Content-Type: application/json",
+                "Origin: http://evil.example",
+            ],
+            403,
+        ),
+        (vec!["Content-Type: application/json", "Origin: null"], 403),
+        (
+            vec![
+                "Content-Type: application/json",
+                "Sec-Fetch-Site: cross-site",
+            ],
+            403,
+        ),
+        (vec!["Content-Type: application/json", own.as_str()], 200),
+        (vec!["Content-Type: application/json; charset=utf-8"], 200),
+    ] {
+        let (status, head, answer) = raw(
+            s.addr,
+            "127.0.0.1",
+            &post(s.addr, "/api/login", &headers, &body),
+        )
+        .await;
+        assert_eq!(status, want, "{headers:?}: {answer}");
+        if want != 200 {
+            json_error(&head, &answer);
+        }
+    }
+}
+
+#[tokio::test]
+async fn tokens_can_be_revoked_and_names_are_capped() {
+    let s = StandIn::start().await;
+    let token = login(s.addr, "김심판").await;
+    let (status, _) = command(s.addr, &token, json!({ "kind": "new_game" })).await;
+    assert_eq!(status, 200);
+    let auth = format!("Bearer {token}");
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/api/logout",
+        &[("Authorization", &auth)],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = command(s.addr, &token, json!({ "kind": "start" })).await;
+    assert_eq!(status, 401, "a revoked token acts no more: {body}");
+    let (status, _) = http(s.addr, "GET", &format!("/api/ws?token={token}"), &[], "").await;
+    assert_eq!(status, 401);
+    // Every token at once (a console left logged in somewhere).
+    let a = login(s.addr, "김심판").await;
+    let b = login(s.addr, "이심판").await;
+    let auth = format!("Bearer {a}");
+    let (status, body) = http(
+        s.addr,
+        "POST",
+        "/api/logout",
+        &[("Authorization", &auth)],
+        r#"{"everyone": true}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(command(s.addr, &b, json!({ "kind": "start" })).await.0, 401);
+
+    for who in ["가".repeat(65), "김\n심판".into(), "\u{1b}[31m".into()] {
+        let (status, body) = http(
+            s.addr,
+            "POST",
+            "/api/login",
+            &[],
+            &json!({ "pin": PIN, "who": who }).to_string(),
+        )
+        .await;
+        assert_eq!(status, 422, "{who:?}: {body}");
+    }
+    login(s.addr, &"가".repeat(64)).await;
+}
+
+#[tokio::test]
+async fn commands_with_unknown_fields_are_refused_and_a_manual_throw_is_manual() {
+    let s = StandIn::start().await;
+    let token = login(s.addr, "김심판").await;
+    for kind in ["start", "undo", "timeout_end", "new_game"] {
+        let (status, body) = command(s.addr, &token, json!({ "kind": kind, "surprise": 1 })).await;
+        assert_eq!(status, 422, "{kind}: {body}");
+    }
+    assert_eq!(
+        command(s.addr, &token, json!({ "kind": "new_game" }))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        command(s.addr, &token, json!({ "kind": "start" })).await.0,
+        200
+    );
+    let (status, body) = command(
+        s.addr,
+        &token,
+        json!({ "kind": "manual_throw", "result": "gae", "reason": "the camera was blocked" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let state = s.state();
+    assert_eq!(
+        state["last_call"]["source"], "manual",
+        "{}",
+        state["last_call"]
+    );
+    let item = &state["match"]["items"][0]["input"]["throw"];
+    assert_eq!(item["call"]["by"], "manual", "{item}");
+}
+
+#[tokio::test]
+async fn every_api_error_is_one_json_shape() {
+    let s = StandIn::start().await;
+    let get = |path: &str, extra: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{extra}\r\n",
+            s.addr
+        )
+        .into_bytes()
+    };
+    let big_header = format!("X-Filler: {}\r\n", "a".repeat(40_000));
+    let many_headers: String = (0..150).map(|i| format!("X-H{i}: {i}\r\n")).collect();
+    let huge_header = format!("X-Filler: {}\r\n", "a".repeat(600_000));
+    let cases: Vec<(&str, Vec<u8>, u16)> = vec![
+        ("no such route", get("/api/nothing", ""), 404),
+        (
+            "a method the route lacks",
+            format!(
+                "DELETE /api/state HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                s.addr
+            )
+            .into_bytes(),
+            405,
+        ),
+        (
+            "a body too big",
+            post(
+                s.addr,
+                "/api/gostop/score",
+                &["Content-Type: application/json"],
+                &" ".repeat(200_000),
+            ),
+            413,
+        ),
+        ("a header too big", get("/api/state", &big_header), 431),
+        ("too many headers", get("/api/state", &many_headers), 431),
+        (
+            "a head past the HTTP layer's buffer",
+            get("/api/state", &huge_header),
+            431,
+        ),
+        ("not a WebSocket", get("/api/ws", ""), 400),
+        (
+            "a request line that is no request",
+            b"HELLO\r\n\r\n".to_vec(),
+            400,
+        ),
+    ];
+    for (what, request, want) in cases {
+        let (status, head, body) = raw(s.addr, "127.0.0.1", &request).await;
+        assert_eq!(status, want, "{what}: {head}\n\n{body}");
+        json_error(&head, &body);
+    }
+}
+
+#[tokio::test]
+async fn damaged_evidence_is_refused_without_the_server_s_paths() {
+    let s = StandIn::start().await;
+    let hash = s.put_evidence(b"a throw picture");
+    let file = s.dir.path().join("evidence").join(&hash[..2]).join(&hash);
+    std::fs::write(&file, b"something else").unwrap();
+    let (status, head, body) = raw(
+        s.addr,
+        "127.0.0.1",
+        format!(
+            "GET /evidence/{hash} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            s.addr
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 500, "{body}");
+    let line = json_error(&head, &body);
+    assert!(
+        line.contains("damaged") && !line.contains(s.dir.path().to_str().unwrap()),
+        "{line}"
+    );
+}
+
+#[tokio::test]
+async fn calibration_refuses_a_mat_size_that_is_no_size() {
+    let s = StandIn::start().await;
+    let token = login(s.addr, "김심판").await;
+    let auth = format!("Bearer {token}");
+    for mat in [
+        "circle:NaN",
+        "circle:inf",
+        "square:1e30",
+        "circle:-160",
+        "circle:0",
+    ] {
+        let (status, body) = http(
+            s.addr,
+            "POST",
+            "/api/calibrate/empty",
+            &[("Authorization", &auth)],
+            &json!({ "mat": mat }).to_string(),
+        )
+        .await;
+        assert_eq!(status, 422, "{mat}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn half_sent_requests_are_dropped_in_time() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use yutstation::station::server::{serve_with, Limits};
+    let s = StandIn::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits = Limits {
+        header_timeout: Duration::from_millis(500),
+        body_timeout: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    let server = tokio::spawn(serve_with(s.hub.clone(), listener, limits));
+    // A head never finished: the connection is closed.
+    let mut half = tokio::net::TcpStream::connect(addr).await.unwrap();
+    half.write_all(b"GET /api/state HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), half.read_to_end(&mut buf)).await;
+    assert!(read.is_ok(), "the half-sent head is still open after 5 s");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // A body promised and not sent: 408, JSON, in time.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(
+        b"POST /api/gostop/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut buf))
+        .await
+        .expect("the promised body is waited for too long")
+        .ok();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let text = String::from_utf8_lossy(&buf);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    json_error(head, body);
+    server.abort();
 }

@@ -270,6 +270,7 @@ async fn referee_console_and_display_in_a_browser() {
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec!["on_line".into()],
             height_mm: None,
+            manual: false,
         })
         .await
         .unwrap();
@@ -552,5 +553,37 @@ async fn gostop_page_scores_tapped_cards() {
     )
     .await;
     assert!(msg.as_str().unwrap().contains("below the"), "{msg}");
+    c.close().await.unwrap();
+}
+
+/// Before anyone logs in, the console shows the login box and nothing else: none
+/// of its controls is drawn under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_draws_only_the_login_before_anyone_logs_in() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let s = StandIn::start().await;
+    let c = driver.client().await;
+    c.goto(&s.url("/console")).await.unwrap();
+    until(&c, "login form", "!document.getElementById('login').hidden").await;
+    let drawn = c
+        .execute(
+            "return [...document.querySelectorAll('#app button, #app input, #app select, #board')]
+                .filter((e) => e.getClientRects().length > 0).map((e) => e.id || e.tagName);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    shot(&c, "console-before-login").await;
+    assert_eq!(drawn, json!([]), "controls drawn before login");
+    let login_shown = c
+        .execute(
+            "return document.getElementById('login-go').getClientRects().length > 0;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(login_shown, json!(true));
     c.close().await.unwrap();
 }

@@ -31,6 +31,7 @@ fn station(dir: &std::path::Path, clock: Clock, autopilot: bool) -> (Station, Lo
         .expect("a look that calibrates");
     let station = Station::start(Options {
         data_dir: dir.to_path_buf(),
+        new_journal: false,
         clock,
         vision: VisionSetup {
             detector: Some(detector),
@@ -113,12 +114,12 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let hub = st.hub.clone();
     rt.block_on(async {
-        let refused = hub.command("심판 A", Command::Start).await.unwrap_err();
+        let refused = hub.command("심판 A", Command::Start {}).await.unwrap_err();
         assert!(refused.contains("no game"), "{refused}");
         hub.command("심판 A", Command::NewGame { setup: None })
             .await
             .unwrap();
-        hub.command("심판 A", Command::Start).await.unwrap();
+        hub.command("심판 A", Command::Start {}).await.unwrap();
         let no_reason = hub
             .command(
                 "심판 A",
@@ -139,13 +140,16 @@ fn referee_commands_are_checked_journaled_with_who_and_refused_with_a_reason() {
         )
         .await
         .unwrap();
-        let illegal = hub.command("심판 A", Command::Undo).await.unwrap_err();
+        let illegal = hub.command("심판 A", Command::Undo {}).await.unwrap_err();
         assert!(!illegal.is_empty());
     });
     let state: serde_json::Value =
         serde_json::from_str(&st.hub.published.borrow().state_json).unwrap();
     assert_eq!(state["last_call"]["result"], "gae");
-    assert_eq!(state["last_call"]["source"], "automatic");
+    assert_eq!(
+        state["last_call"]["source"], "manual",
+        "entered by the referee"
+    );
     st.stop();
     let (journal, _) = Journal::open(dir.path()).unwrap();
     let (entries, _) = journal.entries();

@@ -136,3 +136,127 @@ fn a_station_killed_mid_game_resumes_the_same_game_with_its_clocks() {
     station.kill().unwrap();
     station.wait().unwrap();
 }
+
+/// Run the station where it must refuse to start: its exit status and stderr.
+fn refused_start(
+    data: &std::path::Path,
+    extra: &[&str],
+    env_pin: Option<&str>,
+) -> (Option<i32>, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_yutstation"));
+    cmd.args(["station", "--no-camera", "--listen"])
+        .arg(free_addr().to_string())
+        .arg("--data")
+        .arg(data)
+        .args(extra)
+        .env_remove("YUTSTATION_PIN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(pin) = env_pin {
+        cmd.env("YUTSTATION_PIN", pin);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the station started with {extra:?} (env PIN {env_pin:?})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_second_station_on_the_same_data_is_refused_and_a_new_journal_is_explicit() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = free_addr();
+    let mut station = start(dir.path(), addr);
+    let token = login(addr);
+    let first = command(addr, &token, json!({"kind": "new_game"}))["journal_id"]
+        .as_i64()
+        .unwrap();
+    command(addr, &token, json!({"kind": "start"}));
+
+    let (code, err) = refused_start(dir.path(), &["--pin", PIN], None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("in use by another station") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    station.kill().unwrap();
+    station.wait().unwrap();
+
+    // The database emptied behind the station's back: lost, not a new journal.
+    let db = dir.path().join("journal.sqlite3");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&db)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let (code, err) = refused_start(dir.path(), &["--pin", PIN], None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("lost, not new") && err.contains("--new-journal"),
+        "{err}"
+    );
+
+    // Starting afresh is a decision: the old files are kept, the ids go on.
+    let mut station = Command::new(env!("CARGO_BIN_EXE_yutstation"))
+        .args([
+            "station",
+            "--no-camera",
+            "--new-journal",
+            "--pin",
+            PIN,
+            "--listen",
+        ])
+        .arg(addr.to_string())
+        .arg("--data")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_listening(addr);
+    assert_eq!(state(addr)["game_number"], 0);
+    let token = login(addr);
+    let id = command(addr, &token, json!({"kind": "new_game"}))["journal_id"]
+        .as_i64()
+        .unwrap();
+    assert!(id > first + 1, "id {id} reused");
+    let aside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("set-aside-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1);
+    assert!(aside[0].join("journal.sqlite3").exists() && aside[0].join("journal.head").exists());
+    station.kill().unwrap();
+    station.wait().unwrap();
+}
+
+#[test]
+fn a_pin_of_fewer_than_four_digits_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    for pin in ["", "    ", "7", "123", "12 34", "abcd", "１２３４"] {
+        let (code, err) = refused_start(dir.path(), &["--pin", pin], None);
+        assert_eq!(code, Some(2), "--pin {pin:?}: {err}");
+        assert!(
+            err.contains("PIN") && err.contains("4") && err.trim().lines().count() == 1,
+            "{err}"
+        );
+    }
+    let (code, err) = refused_start(dir.path(), &[], Some(""));
+    assert_eq!(code, Some(2), "an empty YUTSTATION_PIN: {err}");
+}

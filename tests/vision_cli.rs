@@ -197,6 +197,49 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
     );
     assert_eq!(results(&elsewhere).len(), 3);
 
+    // A batch judges every picture: one that is missing and one that is not a
+    // picture are each reported, the others still judged, and the status says
+    // the input needs fixing (2).
+    std::fs::write(here.join("not-a-picture.png"), b"text").unwrap();
+    let batch = run_in(
+        here,
+        &[
+            "detect",
+            "--profile",
+            "p.toml",
+            "--json",
+            &throws[0],
+            "missing.png",
+            "not-a-picture.png",
+            &throws[1],
+        ],
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&batch.stdout),
+        String::from_utf8_lossy(&batch.stderr),
+    );
+    assert_eq!(batch.status.code(), Some(2), "{out}{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0]["result"].is_string() && lines[3]["result"].is_string(),
+        "{out}"
+    );
+    assert_eq!(lines[1]["image"], "missing.png");
+    assert!(
+        lines[1]["error"].as_str().unwrap().contains("missing.png"),
+        "{out}"
+    );
+    assert!(lines[2]["error"].is_string(), "{out}");
+    assert!(
+        err.contains("missing.png") && err.contains("not-a-picture.png"),
+        "{err}"
+    );
+    assert!(err.contains("2 of 4 pictures"), "{err}");
+
     // A profile taught before the stick reader (and before its readability
     // was kept) still reads, without it.
     let old_profile: String = profile
@@ -275,4 +318,29 @@ fn eval_refuses_a_csv_without_stored_looks() {
     ]);
     assert!(err.contains("--from-dump"), "{err}");
     assert!(!csv.exists());
+}
+
+/// A mat size that is no size is refused before any picture is read, as bad input.
+#[test]
+fn calibrate_refuses_a_mat_size_that_is_no_size() {
+    for mat in ["circle:NaN", "circle:inf", "square:1e30", "circle:-160"] {
+        let out = run_in(
+            env!("CARGO_MANIFEST_DIR"),
+            &[
+                "calibrate",
+                "--image",
+                "no-such.png",
+                "--mat",
+                mat,
+                "--out",
+                "/nonexistent/p.toml",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mat}: {err}");
+        assert!(
+            err.contains("mat size") && err.trim().lines().count() == 1,
+            "{mat}: {err}"
+        );
+    }
 }

@@ -32,6 +32,13 @@ const YS = (() => {
   /** A throw result as people say it. */
   const resultName = (r) => (r && RESULTS[r] ? t(RESULTS[r][0], RESULTS[r][1]) : "?");
 
+  /** Who made a call: the camera, the referee, a throw entered by hand, or nobody yet. */
+  const SOURCES = {
+    automatic: ["자동", "automatic"], referee: ["심판", "referee"],
+    manual: ["수동 입력", "entered by hand"], waiting: ["대기", "waiting"],
+  };
+  const sourceName = (s) => (SOURCES[s] ? t(SOURCES[s][0], SOURCES[s][1]) : s);
+
   function el(tag, attrs = {}, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
@@ -216,5 +223,5 @@ const YS = (() => {
     return s ? (lang === "en" ? `${s.korean} (${id})` : s.korean) : id;
   }
 
-  return { closes: [], lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, el, mmss, follow, lastCall, clocks, api, board, placeName };
+  return { closes: [], lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, sourceName, el, mmss, follow, lastCall, clocks, api, board, placeName };
 })();

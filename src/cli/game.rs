@@ -3,7 +3,6 @@
 //! Shell: files and the terminal.
 
 use super::InputError;
-use anyhow::Context;
 use clap::Subcommand;
 use std::path::PathBuf;
 use yut_rules::yut::{board, render, GameRecord};
@@ -30,8 +29,7 @@ pub enum GameCommand {
 pub fn run(command: GameCommand) -> anyhow::Result<()> {
     match command {
         GameCommand::Replay { file, json } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let text = super::read_input(&file)?;
             let record = GameRecord::parse(&text)
                 .map_err(|e| InputError(format!("{}: {e}", file.display())))?;
             let state = record

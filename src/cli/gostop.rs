@@ -54,8 +54,7 @@ impl From<PresetArg> for Preset {
 pub fn run(command: GostopCommand) -> anyhow::Result<()> {
     match command {
         GostopCommand::Score { file, json } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| InputError(format!("cannot read {}: {e}", file.display())))?;
+            let text = super::read_input(&file)?;
             let sheet =
                 Sheet::parse(&text).map_err(|e| InputError(format!("{}: {e}", file.display())))?;
             let report = Report::of(&sheet);

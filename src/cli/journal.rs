@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yut_match::{digest, synth, Entry, MatchLog};
 use yut_match::{Action, Input, MatchEvent};
-use yutstation::journal::{Journal, Problem, DB_FILE};
+use yutstation::journal::{Journal, JournalError, Problem};
+use yutstation::text::{printable, utc_text};
 
 #[derive(Subcommand)]
 pub enum JournalCommand {
@@ -54,26 +55,46 @@ pub fn run(command: JournalCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Open an existing journal; a missing one is the user's mistake.
+/// Open an existing journal to read it; a missing one is the user's mistake (2), a
+/// lost one is damage (1). Its problems go to stderr, one line each.
 fn open_existing(dir: &Path) -> anyhow::Result<(Journal, Vec<Problem>)> {
-    if !dir.join(DB_FILE).is_file() {
-        return Err(InputError(format!(
-            "no journal in {} (expected {DB_FILE} there)",
-            dir.display()
-        ))
-        .into());
-    }
-    let (journal, problems) = Journal::open(dir)?;
+    let (journal, problems) = Journal::inspect(dir).map_err(|e| match e {
+        JournalError::NoJournal { .. } => anyhow::Error::from(InputError(e.to_string())),
+        e => e.into(),
+    })?;
     for p in &problems {
-        eprintln!("yutstation: {p}");
+        eprintln!("yutstation: {}", printable(&p.to_string()));
     }
     Ok((journal, problems))
 }
 
+/// Exit 1 after printing what could be read, when the journal is not whole.
+fn whole(dir: &Path, problems: &[Problem]) -> anyhow::Result<()> {
+    match problems.iter().filter(|p| p.blocks_writing()).count() {
+        0 => Ok(()),
+        n => anyhow::bail!(
+            "the journal in {} is not whole ({n} problem{} above): what could be read is shown",
+            dir.display(),
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 fn show(dir: &Path) -> anyhow::Result<()> {
-    let (journal, _) = open_existing(dir)?;
+    let (journal, problems) = open_existing(dir)?;
     let (entries, _) = journal.entries();
     let mut out = std::io::stdout().lock();
+    // Every line goes through `printable`: names and notes are people's text.
+    macro_rules! line {
+        ($($arg:tt)*) => {
+            writeln!(out, "{}", printable(&format!($($arg)*)))
+        };
+    }
+    line!(
+        "journal {} ({} events; times UTC)",
+        dir.display(),
+        entries.len()
+    )?;
     // Fold alongside, to say who threw and what a correction invalidated.
     let mut station = MatchLog::default();
     for rec in &entries {
@@ -102,20 +123,18 @@ fn show(dir: &Path) -> anyhow::Result<()> {
         if !folded {
             line += "  [skipped: does not fit the match]";
         }
-        writeln!(
-            out,
-            "#{:<6} {:>12}  game {:<3} {line}",
+        line!(
+            "#{:<6} {}  game {:<3} {line}",
             rec.id,
-            clock(rec.at_ms),
+            utc_text(rec.at_ms).trim_end_matches(" UTC"),
             rec.game
         )?;
     }
     if let Some(game) = journal.log().current() {
         let g = game.game();
         let now = game.last_at();
-        writeln!(out, "---")?;
-        writeln!(
-            out,
+        line!("---")?;
+        line!(
             "game {}: {} vs {}, phase {}, turn {}, pending {:?}, game clock {}",
             journal.log().game_number(),
             game.team_name(0),
@@ -126,23 +145,21 @@ fn show(dir: &Path) -> anyhow::Result<()> {
             clock(game.game_clock_ms(now)),
         )?;
         if let Some(n) = game.next_thrower() {
-            writeln!(
-                out,
+            line!(
                 "next thrower: {} ({})",
                 n.player.name,
                 game.team_name(n.team)
             )?;
         }
         if let Some(n) = game.awaiting_call() {
-            writeln!(out, "throw #{n} waits for the referee's call")?;
+            line!("throw #{n} waits for the referee's call")?;
         }
         let invalid = game
             .items()
             .iter()
             .filter(|i| matches!(i.status, yut_match::Status::Invalidated(_)))
             .count();
-        writeln!(
-            out,
+        line!(
             "throws {}, overrides {}, invalidated inputs {}, warnings {}, protests {}, timeouts left {}/{}",
             game.throws().count(),
             game.overrides().len(),
@@ -153,7 +170,7 @@ fn show(dir: &Path) -> anyhow::Result<()> {
             game.timeouts_left(1),
         )?;
     }
-    Ok(())
+    whole(dir, &problems)
 }
 
 fn clock(ms: u64) -> String {
@@ -201,6 +218,12 @@ fn describe(entry: &Entry) -> String {
 fn describe_action(action: &Action) -> String {
     match action {
         Action::Start => "start".into(),
+        Action::Throw { verdict } if verdict.manual => format!(
+            "throw entered by hand: {}",
+            verdict
+                .result
+                .map_or("?".into(), |r| format!("{} ({})", r.id(), r.korean()))
+        ),
         Action::Throw { verdict } => {
             let mut s = match verdict.result {
                 Some(r) => format!("throw: seen {} ({})", r.id(), r.korean()),
@@ -278,7 +301,8 @@ fn input_text(input: &Input) -> String {
 }
 
 fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
-    let (journal, _) = open_existing(dir)?;
+    let (journal, problems) = open_existing(dir)?;
+    whole(dir, &problems)?;
     let games = &journal.log().games;
     let state = game
         .checked_sub(1)

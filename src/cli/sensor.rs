@@ -160,12 +160,13 @@ fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
             .map(|t| format!("{:.1} s ago", (now - t) as f64 / 1000.0))
             .unwrap_or_else(|| "never".into());
         println!(
-            "{:>6.1}s {:<12} height {height} | {rate:>5.0}/s | heartbeat {hb} | checksum errors {} torn {} malformed {} gaps {} (lost {}) garbage {} B | sensor faults {} | reconnects {}",
+            "{:>6.1}s {:<12} height {height} | {rate:>5.0}/s | heartbeat {hb} | checksum errors {} torn {} malformed {} unknown types {} gaps {} (lost {}) garbage {} B | sensor faults {} | reconnects {}",
             elapsed.as_secs_f64(),
             health.state.as_str(),
             health.checksum_errors,
             health.torn_lines,
             health.malformed,
+            health.unknown_types,
             health.seq_gaps,
             health.lines_lost,
             health.garbage_bytes,

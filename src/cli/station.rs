@@ -15,6 +15,7 @@ use yut_lab::station::simulated_detector;
 use yut_sim::{Look, HELD_OUT_LOOK_BASE};
 use yut_vision::files::{load_classifier, load_detector, DEFAULT_MODEL};
 use yutstation::capture::{Clock, FrameSource, VideoSource};
+use yutstation::station::auth::check_pin;
 use yutstation::station::core::default_setup;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::run::{Autopilot, Options, Station, Tally};
@@ -47,7 +48,12 @@ pub struct StationArgs {
     /// The data directory: the journal and the evidence images.
     #[arg(long, default_value = "station-data")]
     pub data: PathBuf,
-    /// The referee PIN (a random one is printed when not given).
+    /// Start a new journal in the data directory: the old one (lost, damaged or
+    /// finished) is moved into a `set-aside-…` folder there, nothing deleted, and
+    /// event ids go on after its last one.
+    #[arg(long)]
+    pub new_journal: bool,
+    /// The referee PIN, 4 to 12 digits (a random one is printed when not given).
     #[arg(long, env = "YUTSTATION_PIN")]
     pub pin: Option<String>,
 }
@@ -68,7 +74,7 @@ pub struct DemoArgs {
     /// The data directory (default: a new temporary one).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// The referee PIN for /console.
+    /// The referee PIN for /console (4 to 12 digits).
     #[arg(long, default_value = "0000")]
     pub pin: String,
     #[arg(long, default_value = DEFAULT_MODEL)]
@@ -86,6 +92,9 @@ fn random_pin() -> String {
 }
 
 pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
+    if let Some(pin) = &a.pin {
+        check_pin(pin).map_err(|e| InputError(e.to_string()))?;
+    }
     let clock = Clock::Wall;
     let source: Option<Box<dyn FrameSource>> = match (&a.camera, &a.video) {
         (Some(i), _) => Some(Box::new(
@@ -122,6 +131,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     let pin = a.pin.clone().unwrap_or_else(random_pin);
     let mut station = Station::start(Options {
         data_dir: a.data.clone(),
+        new_journal: a.new_journal,
         clock,
         vision: VisionSetup {
             detector,
@@ -133,8 +143,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
         sensor,
         print_calls: true,
         autopilot: None,
-    })
-    .with_context(|| format!("data directory {}", a.data.display()))?;
+    })?;
     if let Some(source) = source {
         station.attach_source(source)?;
     }
@@ -163,6 +172,7 @@ fn demo_look(
 }
 
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
+    check_pin(&a.pin).map_err(|e| InputError(e.to_string()))?;
     let data = a.data.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()))
     });
@@ -198,6 +208,7 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
     });
     let mut station = Station::start(Options {
         data_dir: data.clone(),
+        new_journal: false,
         clock: clock.clone(),
         vision: VisionSetup {
             detector: Some(detector),

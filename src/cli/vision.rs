@@ -282,62 +282,93 @@ struct DetectLine<'a> {
     sticks: &'a [yut_vision::StickReading],
 }
 
+/// Judge every picture; one that cannot be judged is reported (stderr, and a
+/// `{"image", "error"}` line with `--json`) and the batch goes on. The status is the
+/// worst of the failures (README, "Exit statuses").
 fn run_detect(a: DetectArgs) -> Result<()> {
     let det = detector(&a.profile, &a.model)?;
     if let Some(dir) = &a.annotate {
         std::fs::create_dir_all(dir)?;
     }
+    let mut failed = 0;
+    let mut io_failed = false;
     for path in &a.images {
-        let img = read_image(path)?;
-        if img.cols() as u32 != det.calibration.width || img.rows() as u32 != det.calibration.height
-        {
-            return Err(InputError(format!(
-                "{} is {}×{} but the profile was calibrated at {}×{}: use the same camera mode",
-                path.display(),
-                img.cols(),
-                img.rows(),
-                det.calibration.width,
-                det.calibration.height
-            ))
-            .into());
+        if let Err(e) = detect_one(&det, &a, path) {
+            failed += 1;
+            io_failed |= e.downcast_ref::<InputError>().is_none();
+            let line = format!("{e:#}");
+            eprintln!("yutstation: {line}");
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "image": path.display().to_string(), "error": line })
+                );
+            }
         }
-        let t = Instant::now();
-        let v = det.detect(&img)?;
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        if a.json {
-            let line = DetectLine {
-                image: path.display().to_string(),
-                result: v.result_id(),
-                best_guess: v.best_guess,
-                confidence: v.confidence,
-                reasons: &v.reasons,
-                ms,
-                sticks: &v.sticks,
-            };
-            println!("{}", serde_json::to_string(&line)?);
-        } else {
-            println!(
-                "{}: {} (best guess {}, confidence {:.2}{}) {:.1} ms",
-                path.display(),
-                v.result_id(),
-                v.best_guess,
-                v.confidence,
-                if v.reasons.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {}", serde_json::to_string(&v.reasons)?)
-                },
-                ms
-            );
-        }
-        if let Some(dir) = &a.annotate {
-            let out = annotate(&img, &det.calibration, &v)?;
-            let name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_default();
-            write_image(&dir.join(format!("{name}.evidence.jpg")), &out)?;
-        }
+    }
+    if failed == 0 {
+        return Ok(());
+    }
+    let summary = format!(
+        "{failed} of {} pictures could not be judged (each is named above)",
+        a.images.len()
+    );
+    if io_failed {
+        Err(anyhow::anyhow!(summary))
+    } else {
+        Err(InputError(summary).into())
+    }
+}
+
+fn detect_one(det: &Detector, a: &DetectArgs, path: &Path) -> Result<()> {
+    let img = read_image(path)?;
+    if img.cols() as u32 != det.calibration.width || img.rows() as u32 != det.calibration.height {
+        return Err(InputError(format!(
+            "{} is {}×{} but the profile was calibrated at {}×{}: use the same camera mode",
+            path.display(),
+            img.cols(),
+            img.rows(),
+            det.calibration.width,
+            det.calibration.height
+        ))
+        .into());
+    }
+    let t = Instant::now();
+    let v = det.detect(&img)?;
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    if a.json {
+        let line = DetectLine {
+            image: path.display().to_string(),
+            result: v.result_id(),
+            best_guess: v.best_guess,
+            confidence: v.confidence,
+            reasons: &v.reasons,
+            ms,
+            sticks: &v.sticks,
+        };
+        println!("{}", serde_json::to_string(&line)?);
+    } else {
+        println!(
+            "{}: {} (best guess {}, confidence {:.2}{}) {:.1} ms",
+            path.display(),
+            v.result_id(),
+            v.best_guess,
+            v.confidence,
+            if v.reasons.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", serde_json::to_string(&v.reasons)?)
+            },
+            ms
+        );
+    }
+    if let Some(dir) = &a.annotate {
+        let out = annotate(&img, &det.calibration, &v)?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        write_image(&dir.join(format!("{name}.evidence.jpg")), &out)?;
     }
     Ok(())
 }

@@ -16,7 +16,9 @@ pub enum Command {
         #[serde(default)]
         setup: Option<MatchSetup>,
     },
-    Start,
+    /// Start the game clock. (The field-less commands are empty structs, so that
+    /// a field they do not take is refused like any other.)
+    Start {},
     /// Accept the station's reading (its best guess) for a throw that waits.
     Confirm {
         throw: ThrowNo,
@@ -43,11 +45,11 @@ pub enum Command {
         from: Origin,
         to: Destination,
     },
-    Undo,
+    Undo {},
     Timeout {
         team: TeamIx,
     },
-    TimeoutEnd,
+    TimeoutEnd {},
     Protest {
         team: TeamIx,
         by: String,
@@ -102,7 +104,7 @@ pub fn to_entry(
             at_ms: now,
             setup: setup.clone().unwrap_or_else(|| default_setup.clone()),
         },
-        Command::Start => event(Action::Start, String::new()),
+        Command::Start {} => event(Action::Start, String::new()),
         Command::Confirm { throw } => {
             let record = game()?
                 .throws()
@@ -146,7 +148,7 @@ pub fn to_entry(
             }
             event(
                 Action::Throw {
-                    verdict: Verdict::entered(*result),
+                    verdict: Verdict::manual(*result),
                 },
                 reason.trim().to_string(),
             )
@@ -166,9 +168,9 @@ pub fn to_entry(
             }),
             String::new(),
         ),
-        Command::Undo => event(Action::Undo, String::new()),
+        Command::Undo {} => event(Action::Undo, String::new()),
         Command::Timeout { team } => event(Action::TimeoutStart { team: *team }, String::new()),
-        Command::TimeoutEnd => event(Action::TimeoutEnd, String::new()),
+        Command::TimeoutEnd {} => event(Action::TimeoutEnd, String::new()),
         Command::Protest {
             team,
             by: player,

@@ -57,6 +57,7 @@ pub fn referee_verdict(
         evidence: evidence.into_iter().collect(),
         flags,
         height_mm: height_mm.map(|h| h.round().max(0.0) as u32),
+        manual: false,
     }
 }
 

@@ -356,7 +356,14 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
     };
     let classifier = match files::load_classifier(&setup.model_path) {
         Ok(c) => c,
-        Err(e) => return reply(false, e.to_string(), checks),
+        Err(e) => {
+            eprintln!("yutstation: loading the appearance model: {e}");
+            return reply(
+                false,
+                "the appearance model cannot be loaded: see the station's log",
+                checks,
+            );
+        }
     };
     // A round mat's map is the tilt teaching picked (`yut_vision::with_taught_tilt`).
     let (taught, c) = match yut_vision::teach(c, empty, &[[front, back, marked]], Some(&classifier))
@@ -367,9 +374,21 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
     let mut message = String::from("profile taught");
     let note = yut_vision::teach_notes(taught.readability.unwrap_or(1.0), &taught, &c);
     if let Some(path) = &setup.profile_path {
+        // The reply goes to a page: it names the file, not where it lies.
+        let name = path.file_name().map_or_else(
+            || "the profile".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
-            Ok(_) => message = format!("profile saved to {}", path.display()),
-            Err(e) => return reply(false, e.to_string(), checks),
+            Ok(_) => message = format!("profile saved as {name}"),
+            Err(e) => {
+                eprintln!("yutstation: saving the profile: {e}");
+                return reply(
+                    false,
+                    format!("the profile {name} cannot be saved: see the station's log"),
+                    checks,
+                );
+            }
         }
     }
     match Detector::new(c, taught, empty.clone(), classifier) {

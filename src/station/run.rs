@@ -47,6 +47,8 @@ pub struct Autopilot {
 /// How to run a station.
 pub struct Options {
     pub data_dir: PathBuf,
+    /// Start a new journal, setting the old one aside (`--new-journal`).
+    pub new_journal: bool,
     pub clock: Clock,
     pub vision: VisionSetup,
     /// The referee PIN.
@@ -107,18 +109,34 @@ impl Station {
     /// Open the journal, start the vision and core threads. Frames come from
     /// [`Station::attach_source`].
     pub fn start(opts: Options) -> anyhow::Result<Station> {
-        let (journal, problems) = Journal::open(&opts.data_dir)?;
+        super::auth::check_pin(&opts.pin)?;
+        let (journal, problems) = if opts.new_journal {
+            let (journal, problems, aside) = Journal::open_new(&opts.data_dir)?;
+            if let Some(aside) = aside {
+                eprintln!(
+                    "yutstation: a new journal; the old one is kept in {}",
+                    aside.display()
+                );
+            }
+            (journal, problems)
+        } else {
+            Journal::open(&opts.data_dir)?
+        };
         let evidence = Arc::new(EvidenceStore::new(opts.data_dir.join("evidence")));
         let mut health = Health::default();
         for p in &problems {
             health.problem(p.to_string());
             eprintln!("yutstation: {p}");
         }
-        if problems
-            .iter()
-            .any(|p| matches!(p, crate::journal::Problem::Damaged { .. }))
-        {
-            health.journal = "read-only: the journal is damaged".into();
+        if journal.refuses_writing().is_some() {
+            health.journal = if problems
+                .iter()
+                .any(|p| matches!(p, crate::journal::Problem::Damaged { .. }))
+            {
+                "read-only: the journal is damaged".into()
+            } else {
+                "read-only: acknowledged events are missing or changed".into()
+            };
         }
         health.sensor = if opts.sensor.is_some() {
             "connecting".into()
@@ -573,7 +591,7 @@ impl Core {
                             now,
                             &by,
                             Action::Throw {
-                                verdict: yut_match::Verdict::entered(result),
+                                verdict: yut_match::Verdict::manual(result),
                             },
                             "the camera made no call: entered by the demo stand-in referee".into(),
                         )

@@ -4,26 +4,39 @@
 //!
 //! Every viewer follows the hub's `watch` of the newest state, so a slow client is
 //! never queued for: when it catches up it is sent the newest state, not a backlog.
+//!
+//! What a client may send is bounded ([`Limits`]): the time to send a request's head
+//! and its body, their sizes, the connections open at once, a WebSocket message.
+//! Every error the API answers is `{"error": "one line"}` (`docs/station-api.md`),
+//! those of the HTTP layer itself included, and none names a path of the machine.
 
 use super::auth::{self, LoginError, PinGate, Tokens};
 use super::board_view::board_view;
 use super::command::Command;
 use super::hub::{CalibrateStep, Hub, Published};
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
+use axum::http::{header, Extensions, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Deserialize;
 use serde_json::json;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
+use tower::ServiceExt;
 use yut_match::EvidenceRef;
 use yut_rules::gostop::{Card, Kind, Report, Sheet};
+use yut_vision::calibrate::MatSpec;
 
 /// The API name sent in every `hello`.
 pub const API: &str = "yutstation-ws/1";
@@ -36,6 +49,43 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Commands of one referee socket waiting for the station; more are refused.
 const COMMAND_QUEUE: usize = 32;
+
+/// The largest WebSocket message a client may send (a command is far smaller).
+const MAX_WS_MESSAGE: usize = 64 * 1024;
+
+/// The HTTP layer's read buffer: a request head larger than this is refused by
+/// the layer itself (431), before the [`Limits`] are checked.
+const MAX_BUF: usize = 64 * 1024;
+
+/// What a client may send, and how long it may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// To send a request's head (a connection kept open between requests included).
+    pub header_timeout: Duration,
+    /// To send a request's body once its head is in.
+    pub body_timeout: Duration,
+    /// A request's body.
+    pub max_body: usize,
+    /// A request's head: the path and the headers together.
+    pub max_head: usize,
+    /// Headers in one request.
+    pub max_headers: usize,
+    /// Connections open at once; more are closed as they come.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            max_body: 64 * 1024,
+            max_head: 16 * 1024,
+            max_headers: 64,
+            max_connections: 1024,
+        }
+    }
+}
 
 struct ServerShared {
     hub: Hub,
@@ -51,11 +101,57 @@ type App = Arc<ServerShared>;
 
 /// Serve the pages and the API on `listener` until the task is dropped.
 pub async fn serve(hub: Hub, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    axum::serve(listener, router(hub)).await
+    serve_with(hub, listener, Limits::default()).await
 }
 
-/// The routes, for [`serve`] (and for embedding in a bigger router).
+/// [`serve`] with other [`Limits`].
+pub async fn serve_with(
+    hub: Hub,
+    listener: tokio::net::TcpListener,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let app = router_with(hub, limits);
+    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    loop {
+        let (stream, remote) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                // Out of file descriptors, say: wait rather than spin.
+                eprintln!("yutstation: accepting a connection failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = open.clone().try_acquire_owned() else {
+            continue; // too many open: this one is closed as it comes
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        tokio::spawn(async move {
+            let service =
+                hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(remote));
+                    app.clone().oneshot(request.map(Body::new))
+                });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .max_buf_size(MAX_BUF)
+                .serve_connection(TokioIo::new(JsonHttpErrors::new(stream)), service)
+                .with_upgrades();
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+}
+
+/// The routes, for [`serve`] (and for embedding in a bigger router; the PIN limit
+/// then counts every client as one unless the server inserts `ConnectInfo`).
 pub fn router(hub: Hub) -> Router {
+    router_with(hub, Limits::default())
+}
+
+fn router_with(hub: Hub, limits: Limits) -> Router {
     let shared = Arc::new(ServerShared {
         gate: Mutex::new(PinGate::new(&hub.pin)),
         hub,
@@ -95,12 +191,238 @@ pub fn router(hub: Hub) -> Router {
         .route("/api/live.jpg", get(live))
         .route("/evidence/{hash}", get(evidence))
         .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
         .route("/api/command", post(command))
         .route("/api/ws", get(ws))
         .route("/api/calibrate/{step}", post(calibrate))
         .route("/api/gostop/score", post(gostop_score))
         .route("/api/gostop/cards", get(gostop_cards))
+        .fallback(|| async {
+            error(
+                StatusCode::NOT_FOUND,
+                "nothing here: see docs/station-api.md",
+            )
+        })
+        .method_not_allowed_fallback(|| async {
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this path does not take that method: see docs/station-api.md",
+            )
+        })
         .with_state(shared)
+        .layer(middleware::from_fn_with_state(limits, guard))
+}
+
+/// Every request: its head within the limits, its body read whole within the time
+/// and size allowed, and an error answer of any handler or extractor made JSON.
+async fn guard(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let head: usize = parts.uri.to_string().len()
+        + parts
+            .headers
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len() + 4)
+            .sum::<usize>();
+    if parts.headers.len() > limits.max_headers || head > limits.max_head {
+        return closing(error(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!(
+                "the request's head is too large: at most {} headers and {} KiB",
+                limits.max_headers,
+                limits.max_head / 1024
+            ),
+        ));
+    }
+    let too_big = || {
+        closing(error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request's body is larger than {} KiB",
+                limits.max_body / 1024
+            ),
+        ))
+    };
+    let promised = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if promised.is_some_and(|n| n > limits.max_body as u64) {
+        return too_big();
+    }
+    let bytes = match tokio::time::timeout(
+        limits.body_timeout,
+        axum::body::to_bytes(body, limits.max_body),
+    )
+    .await
+    {
+        Err(_) => {
+            return closing(error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request's body did not arrive within {} s",
+                    limits.body_timeout.as_secs_f64()
+                ),
+            ))
+        }
+        Ok(Err(e)) => {
+            let over = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            return if over {
+                too_big()
+            } else {
+                closing(error(
+                    StatusCode::BAD_REQUEST,
+                    "the request's body could not be read",
+                ))
+            };
+        }
+        Ok(Ok(bytes)) => bytes,
+    };
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    as_json_error(response).await
+}
+
+/// An error answer that is not JSON yet (an extractor's rejection, say) as the
+/// API's `{"error": …}`; anything else as it is.
+async fn as_json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if status.as_u16() < 400 || is_json {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), 4096)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().replace('\n', " "))
+        .unwrap_or_default();
+    let line = if text.is_empty() {
+        status.canonical_reason().unwrap_or("refused").to_string()
+    } else {
+        text
+    };
+    error(status, line)
+}
+
+/// Tell the client the connection ends after this answer (its request was not
+/// read to the end).
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The HTTP layer answers a request it cannot parse (garbage, a head past its
+/// buffer, too many headers) by itself, with an empty body. This stream passes
+/// everything through but those answers, which it writes as the API's JSON error.
+struct JsonHttpErrors<T> {
+    inner: T,
+    /// A rewritten answer still to be written, and how much of it was.
+    pending: Option<(Vec<u8>, usize)>,
+}
+
+impl<T> JsonHttpErrors<T> {
+    fn new(inner: T) -> Self {
+        JsonHttpErrors {
+            inner,
+            pending: None,
+        }
+    }
+}
+
+/// The JSON answer for one of the HTTP layer's own empty error answers.
+fn rewrite_layer_error(buf: &[u8]) -> Option<Vec<u8>> {
+    let (status, reason, line) = match buf.get(..13)? {
+        b"HTTP/1.1 400 " => (
+            400,
+            "Bad Request",
+            "not an HTTP/1.1 request this station can read",
+        ),
+        b"HTTP/1.1 414 " => (414, "URI Too Long", "the request's path is too long"),
+        b"HTTP/1.1 431 " => (
+            431,
+            "Request Header Fields Too Large",
+            "the request's head is too large: at most 64 headers and 16 KiB",
+        ),
+        _ => return None,
+    };
+    let head = std::str::from_utf8(buf).ok()?;
+    let empty = head.ends_with("\r\n\r\n")
+        && head.matches("\r\n\r\n").count() == 1
+        && head
+            .to_ascii_lowercase()
+            .contains("\r\ncontent-length: 0\r\n");
+    if !empty {
+        return None;
+    }
+    let body = json!({ "error": line }).to_string();
+    Some(
+        format!(
+            "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+impl<T: AsyncWrite + Unpin> JsonHttpErrors<T> {
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while let Some((bytes, done)) = &mut self.pending {
+            if *done == bytes.len() {
+                self.pending = None;
+                break;
+            }
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &bytes[*done..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            *done += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for JsonHttpErrors<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for JsonHttpErrors<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        ready!(self.drain(cx))?;
+        if let Some(answer) = rewrite_layer_error(buf) {
+            self.pending = Some((answer, 0));
+            if let Poll::Ready(Err(e)) = self.drain(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }
 
 async fn page(html: &'static str) -> Response {
@@ -214,8 +536,28 @@ async fn evidence(State(app): State<App>, Path(hash): Path<String>) -> Response 
         Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             error(StatusCode::NOT_FOUND, "no such evidence")
         }
-        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+        // The station's log names the file; the client is told what, not where.
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+            eprintln!("yutstation: {e}");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "this evidence is damaged: its bytes no longer match its hash",
+            )
+        }
+        Ok(Err(e)) => {
+            eprintln!("yutstation: {e}");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the evidence cannot be read",
+            )
+        }
+        Err(e) => {
+            eprintln!("yutstation: reading evidence: {e}");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the evidence cannot be read",
+            )
+        }
     }
 }
 
@@ -231,16 +573,82 @@ fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refusal> {
     serde_json::from_slice(body).map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))
 }
 
-async fn login(State(app): State<App>, body: Bytes) -> Result<Response, Refusal> {
+/// The monotonic milliseconds the limiter and the tokens run on.
+fn now_ms(app: &ServerShared) -> u64 {
+    app.started.elapsed().as_millis() as u64
+}
+
+/// Logins come as JSON from the station's own pages (or from a program that is no
+/// browser page): a form on a page elsewhere cannot lock the referee out or try
+/// PINs through the referee's browser.
+fn own_json(headers: &HeaderMap) -> Result<(), Refusal> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        return Err(refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a login is JSON: send Content-Type: application/json",
+        ));
+    }
+    let foreign = || {
+        refuse(
+            StatusCode::FORBIDDEN,
+            "logins come from this station's own pages",
+        )
+    };
+    if headers
+        .get("sec-fetch-site")
+        .is_some_and(|v| v.as_bytes() == b"cross-site")
+    {
+        return Err(foreign());
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let origin = origin.to_str().unwrap_or("");
+        let own = host.is_some_and(|host| {
+            origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                .is_some_and(|o| o.eq_ignore_ascii_case(host))
+        });
+        if !own {
+            return Err(foreign());
+        }
+    }
+    Ok(())
+}
+
+/// The address a request came from, as the server saw it (one client for all
+/// when the router is served without it).
+fn client(extensions: &Extensions) -> IpAddr {
+    extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
+}
+
+async fn login(
+    State(app): State<App>,
+    headers: HeaderMap,
+    extensions: Extensions,
+    body: Bytes,
+) -> Result<Response, Refusal> {
+    own_json(&headers)?;
     let login: Login = parse(&body)?;
     let who = auth::check_name(&login.who)
         .map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))?
         .to_string();
-    let now = app.started.elapsed().as_millis() as u64;
-    let checked = app.gate.lock().expect("gate lock").check(&login.pin, now);
+    let now = now_ms(&app);
+    let checked = app
+        .gate
+        .lock()
+        .expect("gate lock")
+        .check(client(&extensions), &login.pin, now);
     match checked {
         Ok(()) => {
-            let token = app.tokens.lock().expect("token lock").issue(&who);
+            let token = app.tokens.lock().expect("token lock").issue(&who, now);
             Ok(Json(json!({ "token": token, "who": who })).into_response())
         }
         Err(e @ LoginError::Locked { .. }) => Err(refuse(StatusCode::TOO_MANY_REQUESTS, e)),
@@ -248,8 +656,42 @@ async fn login(State(app): State<App>, body: Bytes) -> Result<Response, Refusal>
     }
 }
 
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Logout {
+    /// End every token, not only this one.
+    #[serde(default)]
+    everyone: bool,
+}
+
+async fn logout(
+    State(app): State<App>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, Refusal> {
+    let (who, token) = referee_token(&app, &headers)?;
+    let logout: Logout = if body.iter().all(u8::is_ascii_whitespace) {
+        Logout::default()
+    } else {
+        parse(&body)?
+    };
+    let mut tokens = app.tokens.lock().expect("token lock");
+    let ended = if logout.everyone {
+        tokens.revoke_all()
+    } else {
+        usize::from(tokens.revoke(&token))
+    };
+    eprintln!("yutstation: {who} logged out ({ended} token(s) ended)");
+    Ok(Json(json!({ "ended": ended })).into_response())
+}
+
 /// The name behind the request's bearer token, or the 401 to answer.
 fn referee(app: &ServerShared, headers: &HeaderMap) -> Result<String, Refusal> {
+    referee_token(app, headers).map(|(who, _)| who)
+}
+
+/// The name and the token of the request's bearer token.
+fn referee_token(app: &ServerShared, headers: &HeaderMap) -> Result<(String, String), Refusal> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -259,13 +701,13 @@ fn referee(app: &ServerShared, headers: &HeaderMap) -> Result<String, Refusal> {
             app.tokens
                 .lock()
                 .expect("token lock")
-                .who(t)
-                .map(String::from)
+                .who(t, now_ms(app))
+                .map(|who| (who.to_string(), t.to_string()))
         })
         .ok_or_else(|| {
             refuse(
                 StatusCode::UNAUTHORIZED,
-                "log in first: this needs a referee token",
+                "log in first: this needs a referee token (tokens end after 12 hours, at logout and when the station restarts)",
             )
         })
 }
@@ -314,6 +756,10 @@ async fn calibrate(
     } else {
         parse(&body)?
     };
+    if let Some(mat) = &body.mat {
+        mat.parse::<MatSpec>()
+            .map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    }
     Ok(Json(app.hub.calibrate(&who, step, body.mat).await).into_response())
 }
 
@@ -331,22 +777,29 @@ struct WsQuery {
 async fn ws(
     State(app): State<App>,
     Query(query): Query<WsQuery>,
-    upgrade: WebSocketUpgrade,
+    // The token is judged first: an ended one is told so, socket or not.
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Response {
-    let who = match query.token.as_deref().filter(|t| !t.is_empty()) {
+    let referee = match query.token.as_deref().filter(|t| !t.is_empty()) {
         None => None,
-        Some(token) => match app.tokens.lock().expect("token lock").who(token) {
-            Some(who) => Some(who.to_string()),
+        Some(token) => match app.tokens.lock().expect("token lock").who(token, now_ms(&app)) {
+            Some(who) => Some((who.to_string(), token.to_string())),
             None => {
                 return error(
                     StatusCode::UNAUTHORIZED,
-                    "unknown token: log in again (tokens end when the station restarts)",
+                    "unknown token: log in again (tokens end after 12 hours, at logout and when the station restarts)",
                 )
             }
         },
     };
-    let hub = app.hub.clone();
-    upgrade.on_upgrade(move |socket| session(socket, hub, who))
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(rejection) => return rejection.into_response(),
+    };
+    upgrade
+        .max_message_size(MAX_WS_MESSAGE)
+        .max_frame_size(MAX_WS_MESSAGE)
+        .on_upgrade(move |socket| session(socket, app, referee))
 }
 
 /// What a session sends besides states: command replies.
@@ -379,20 +832,37 @@ fn state_message(id: u64, published: &Published) -> String {
     )
 }
 
-/// One WebSocket client, viewer (`who` is `None`) or referee.
-async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
+/// One WebSocket client, viewer (`referee` is `None`) or referee (the name and
+/// the token, checked again for every command: it may have ended since).
+async fn session(socket: WebSocket, app: App, referee: Option<(String, String)>) {
+    let hub = app.hub.clone();
     let (mut sink, mut stream) = socket.split();
     let mut published = hub.published.clone();
     let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(COMMAND_QUEUE);
     // A referee's commands go to the station one at a time, in the order sent.
     let (queue, mut queued) = mpsc::channel::<(u64, Command)>(COMMAND_QUEUE);
-    if let Some(who) = who.clone() {
+    let who = referee.as_ref().map(|(who, _)| who.clone());
+    if let Some((who, token)) = referee {
         let hub = hub.clone();
+        let app = app.clone();
         tokio::spawn(async move {
             while let Some((re, command)) = queued.recv().await {
-                let reply = match hub.command(&who, command).await {
-                    Ok(journal_id) => Reply::Ack { re, journal_id },
-                    Err(reason) => Reply::Refused { re, reason },
+                let alive = app
+                    .tokens
+                    .lock()
+                    .expect("token lock")
+                    .who(&token, now_ms(&app))
+                    .is_some();
+                let reply = if !alive {
+                    Reply::Refused {
+                        re,
+                        reason: "your login has ended (expired or logged out): log in again".into(),
+                    }
+                } else {
+                    match hub.command(&who, command).await {
+                        Ok(journal_id) => Reply::Ack { re, journal_id },
+                        Err(reason) => Reply::Refused { re, reason },
+                    }
                 };
                 if reply_tx.send(reply).await.is_err() {
                     return; // the session is gone

@@ -51,7 +51,8 @@ pub struct CallView {
     /// The result the game uses; `None` while it waits for the referee.
     pub result: Option<ThrowResult>,
     pub korean: Option<&'static str>,
-    /// `automatic`, `referee`, or `waiting`.
+    /// `automatic` (the camera), `referee` (a call or override), `manual` (a throw
+    /// the referee entered), or `waiting`.
     pub source: &'static str,
     pub best_guess: Option<ThrowResult>,
     pub confidence: Option<f32>,
@@ -75,6 +76,7 @@ impl CallView {
                 None => "waiting",
                 Some(CallSource::Automatic) => "automatic",
                 Some(CallSource::Referee) => "referee",
+                Some(CallSource::Manual) => "manual",
             },
             best_guess: t.verdict.result,
             confidence: t.verdict.confidence,

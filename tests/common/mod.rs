@@ -171,6 +171,7 @@ impl StandIn {
     async fn launch(dir: tempfile::TempDir, listener: tokio::net::TcpListener) -> StandIn {
         let mut station = Station::start(Options {
             data_dir: dir.path().to_path_buf(),
+            new_journal: false,
             clock: Clock::Wall,
             vision: VisionSetup {
                 detector: None,

@@ -74,13 +74,28 @@ pub struct Verdict {
     /// The throw's apex measured by the height sensor, mm above the floor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height_mm: Option<u32>,
+    /// Entered by the referee (the camera did not call it): its call is the
+    /// referee's manual entry, never an automatic one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub manual: bool,
 }
 
 impl Verdict {
-    /// A confident verdict entered by hand: called automatically.
+    /// A clear reading with no flags, called automatically (as the camera calls a
+    /// clear throw; synthetic journals and tests use it).
     pub fn entered(result: ThrowResult) -> Verdict {
         Verdict {
             result: Some(result),
+            ..Verdict::default()
+        }
+    }
+
+    /// A throw the referee entered by hand: it counts at once, as the referee's
+    /// manual entry.
+    pub fn manual(result: ThrowResult) -> Verdict {
+        Verdict {
+            result: Some(result),
+            manual: true,
             ..Verdict::default()
         }
     }

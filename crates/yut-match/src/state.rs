@@ -68,6 +68,8 @@ pub enum MatchError {
 pub enum CallSource {
     Automatic,
     Referee,
+    /// A throw the referee entered by hand (`Verdict::manual`).
+    Manual,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -704,7 +706,11 @@ pub fn apply(state: &MatchState, event: &MatchEvent) -> Result<MatchState, Match
                 verdict: verdict.clone(),
                 call: verdict.automatic_call().map(|result| Call {
                     result,
-                    by: CallSource::Automatic,
+                    by: if verdict.manual {
+                        CallSource::Manual
+                    } else {
+                        CallSource::Automatic
+                    },
                     at_ms: at,
                 }),
                 wrong_player: false,

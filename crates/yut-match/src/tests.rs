@@ -340,6 +340,24 @@ fn the_throw_clock_flags_expiry_without_ruling() {
 }
 
 #[test]
+fn a_throw_entered_by_hand_is_the_referee_s_manual_entry_not_the_camera_s() {
+    let mut r = Run::new(ThrowerRotation::PerThrow);
+    r.ok(Action::Throw {
+        verdict: Verdict::manual(Gae),
+    });
+    let t = r.s.throws().next().unwrap();
+    assert_eq!(t.call.unwrap().by, CallSource::Manual);
+    assert_eq!(r.s.game().pending(), &[Gae]);
+    // Journaled as such: the flag survives the journal, and an entry written
+    // before it existed reads as it did.
+    let json = serde_json::to_string(&Verdict::manual(Gae)).unwrap();
+    assert!(json.contains(r#""manual":true"#), "{json}");
+    let old: Verdict = serde_json::from_str(r#"{"result":"gae"}"#).unwrap();
+    assert_eq!(old, Verdict::entered(Gae));
+    assert!(!serde_json::to_string(&old).unwrap().contains("manual"));
+}
+
+#[test]
 fn an_ambiguous_throw_waits_for_the_referee() {
     let mut r = Run::new(ThrowerRotation::PerThrow);
     r.ok(Action::Throw {
@@ -503,6 +521,7 @@ fn events_round_trip_through_json() {
                 evidence: vec![EvidenceRef::try_from("ab".repeat(32)).unwrap()],
                 flags: vec![],
                 height_mm: None,
+                manual: false,
             },
         },
     );

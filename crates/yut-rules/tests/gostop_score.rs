@@ -475,3 +475,49 @@ fn the_deck_ids_are_those_of_the_rules_page() {
         .collect();
     assert_eq!(ids, ours);
 }
+
+/// 고 and shakes are counts a person types: near 2^32 they must be refused, never
+/// wrapped into a settlement whose totals do not add up.
+#[test]
+fn go_near_two_to_the_32_is_refused_and_settling_never_wraps() {
+    let winner = "1광 3광 8광 2열 4열 8열 1띠 2띠 3띠";
+    for go in [u32::MAX, u32::MAX - 1, 1 << 31, 1 << 20] {
+        let text = sheet_json("tongilan", &["갑", "을"], "갑", &[("갑", winner)], go);
+        assert!(
+            matches!(Sheet::parse(&text), Err(SheetError::BelowNeeded { .. })),
+            "go {go}"
+        );
+    }
+    // Every card to the winner: enough points for 40 고, but no payment of it
+    // fits: refused, not wrapped.
+    let all: Vec<&str> = yut_rules::gostop::Card::ALL
+        .iter()
+        .map(|c| c.id())
+        .collect();
+    let text = sheet_json(
+        "tongilan",
+        &["갑", "을"],
+        "갑",
+        &[("갑", &all.join(" "))],
+        40,
+    );
+    let err = Sheet::parse(&text).unwrap_err();
+    assert!(matches!(err, SheetError::TooLarge { .. }), "{err}");
+    assert!(!err.to_string().contains('\n'));
+    // The scorer itself saturates rather than wrapping (or panicking).
+    for (go, shakes) in [
+        (u32::MAX, 0),
+        (40, 0),
+        (33, 3),
+        (0, u32::MAX),
+        (u32::MAX, u32::MAX),
+    ] {
+        let s = settle(Preset::Tongilan, &[&all.join(" "), ""], go, shakes);
+        let l = &s.losers[0];
+        assert!(s.base >= s.points.total, "go {go}: base {}", s.base);
+        assert!(
+            l.pays >= s.base && s.total_paid >= l.pays,
+            "go {go} shakes {shakes}"
+        );
+    }
+}

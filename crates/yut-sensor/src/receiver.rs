@@ -57,9 +57,12 @@ pub struct LinkHealth {
     pub checksum_errors: u64,
     /// Lines cut short by the next line's `$`.
     pub torn_lines: u64,
-    /// Lines that framed and passed the checksum but made no sense, lines past the
-    /// length limit, and message types this version does not know.
+    /// Lines that framed and passed the checksum but made no sense, and lines past
+    /// the length limit.
     pub malformed: u64,
+    /// Whole lines of a message type this version does not know (a newer device's
+    /// compatible addition): skipped, counted in the sequence, not lost.
+    pub unknown_types: u64,
     /// Bytes between lines (noise, a bootloader's banner).
     pub garbage_bytes: u64,
     /// Times the sequence number jumped, and the lines lost in those jumps.
@@ -141,6 +144,12 @@ impl Receiver {
             match outcome {
                 None => {}
                 Some(Ok(msg)) => self.message(msg, now, out),
+                Some(Err(LineProblem::UnknownType { seq })) => {
+                    self.health.unknown_types += 1;
+                    if self.greeted {
+                        self.count_seq(seq);
+                    }
+                }
                 Some(Err(LineProblem::Torn)) => self.health.torn_lines += 1,
                 Some(Err(LineProblem::Checksum)) => self.health.checksum_errors += 1,
                 Some(Err(LineProblem::Malformed(why))) => {
@@ -181,14 +190,7 @@ impl Receiver {
             // Before the greeting the version is unknown: nothing is trusted.
             return;
         }
-        if let Some(expected) = self.next_seq {
-            let jump = msg.seq.wrapping_sub(expected);
-            if jump != 0 && jump < 0x8000 {
-                self.health.seq_gaps += 1;
-                self.health.lines_lost += jump as u64;
-            }
-        }
-        self.next_seq = Some(msg.seq.wrapping_add(1));
+        self.count_seq(msg.seq);
         let device_ms = self.align.unwrap(msg.time_ms);
         self.align.observe(device_ms, now);
         let to_station = |align: &ClockAlign, raw: u32| {
@@ -230,8 +232,23 @@ impl Receiver {
     }
 }
 
+impl Receiver {
+    /// A numbered line arrived: count the lines the sequence skipped as lost.
+    fn count_seq(&mut self, seq: u16) {
+        if let Some(expected) = self.next_seq {
+            let jump = seq.wrapping_sub(expected);
+            if jump != 0 && jump < 0x8000 {
+                self.health.seq_gaps += 1;
+                self.health.lines_lost += jump as u64;
+            }
+        }
+        self.next_seq = Some(seq.wrapping_add(1));
+    }
+}
+
 enum LineProblem {
     Torn,
+    UnknownType { seq: u16 },
     Checksum,
     Malformed(String),
 }
@@ -270,6 +287,7 @@ enum OwnedBody {
 fn decode_owned(line: &[u8]) -> Result<OwnedMessage, LineProblem> {
     let Message { seq, time_ms, body } = decode_line(line).map_err(|e| match e {
         DecodeError::BadChecksum { .. } => LineProblem::Checksum,
+        DecodeError::UnknownType { seq } => LineProblem::UnknownType { seq },
         other => LineProblem::Malformed(other.to_string()),
     })?;
     let body = match body {
@@ -362,6 +380,36 @@ mod tests {
             })
             .collect();
         assert_eq!(samples, vec![1000, 1005]);
+    }
+
+    /// A line of a type this version does not know, as a newer device sends it
+    /// (a compatible addition, PROTOCOL.md): framed, checksummed, numbered.
+    fn unknown_type(seq: u16, t: u32) -> Vec<u8> {
+        let payload = format!("YH,{seq},{t},TEMP,215");
+        format!(
+            "${payload}*{:02X}\r\n",
+            yut_height_protocol::crc8(payload.as_bytes())
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn a_message_type_this_version_does_not_know_is_skipped_not_lost() {
+        let mut rx = Receiver::new();
+        let mut out = Vec::new();
+        let mut stream = hello(PROTOCOL);
+        stream.extend(sample(1, 60, 1000));
+        stream.extend(unknown_type(2, 65));
+        stream.extend(unknown_type(3, 66));
+        stream.extend(sample(4, 70, 1001));
+        rx.feed(&stream, 1_000, &mut out);
+        let h = &rx.health;
+        assert_eq!((h.seq_gaps, h.lines_lost), (0, 0), "{h:?}");
+        assert_eq!((h.unknown_types, h.malformed), (2, 0), "{h:?}");
+        assert_eq!(h.samples, 2);
+        // A line really lost after it still counts.
+        rx.feed(&sample(6, 90, 1002), 1_010, &mut out);
+        assert_eq!((rx.health.seq_gaps, rx.health.lines_lost), (1, 1));
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct MatSpec {
     pub size_cm: f64,
 }
 
+/// The largest mat a spec may name (10 m): past it the number is a typo, and the
+/// geometry would run on nonsense.
+pub const MAX_MAT_CM: f64 = 1000.0;
+
 impl FromStr for MatSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -38,7 +42,11 @@ impl FromStr for MatSpec {
         };
         let size_cm: f64 = size
             .parse()
-            .map_err(|_| format!("mat size `{size}`: expected a number of centimetres"))?;
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= MAX_MAT_CM)
+            .ok_or_else(|| {
+                format!("mat size `{size}`: expected a number of centimetres, above 0 and at most {MAX_MAT_CM}")
+            })?;
         Ok(MatSpec { shape, size_cm })
     }
 }
@@ -1170,6 +1178,29 @@ pub fn colour(r: f64, g: f64, b: f64) -> Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mat_spec_is_a_shape_and_a_finite_size() {
+        let spec: MatSpec = "circle:160".parse().unwrap();
+        assert_eq!((spec.shape, spec.size_cm), (Shape::Circle, 160.0));
+        assert_eq!("square:1000".parse::<MatSpec>().unwrap().size_cm, 1000.0);
+        for bad in [
+            "circle:NaN",
+            "circle:nan",
+            "circle:inf",
+            "square:-inf",
+            "circle:1e30",
+            "circle:1000.5",
+            "circle:0",
+            "circle:-160",
+            "circle:",
+            "oval:160",
+            "160",
+        ] {
+            let e = bad.parse::<MatSpec>().unwrap_err();
+            assert!(!e.contains('\n'), "{bad}: {e}");
+        }
+    }
 
     /// A round mat's outline seen a little tilted: 300 × 280 px, turned 20°.
     fn tilted_round() -> RoundOutline {

@@ -22,8 +22,9 @@ pub enum DecodeError {
     NotOurs,
     /// A header field (sequence number, time) is missing or not a number.
     BadHeader,
-    /// A message type this version does not know (a newer sender): skip it.
-    UnknownType,
+    /// A message type this version does not know (a newer sender): skip it. Its
+    /// header was read: `seq` counts it, so it is not taken for a lost line.
+    UnknownType { seq: u16 },
     /// A required field is missing.
     MissingField(&'static str),
     /// A field is present but not valid.
@@ -45,7 +46,7 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::NotOurs => f.write_str("not a YH line"),
             DecodeError::BadHeader => f.write_str("bad sequence number or time"),
-            DecodeError::UnknownType => f.write_str("unknown message type"),
+            DecodeError::UnknownType { .. } => f.write_str("unknown message type"),
             DecodeError::MissingField(name) => write!(f, "missing field '{name}'"),
             DecodeError::BadField(name) => write!(f, "bad field '{name}'"),
         }
@@ -203,7 +204,7 @@ pub fn decode_line(line: &[u8]) -> Result<Message<'_>, DecodeError> {
                 detail: f.next().unwrap_or(""),
             }
         }
-        _ => return Err(DecodeError::UnknownType),
+        _ => return Err(DecodeError::UnknownType { seq }),
     };
     Ok(Message { seq, time_ms, body })
 }
@@ -296,7 +297,10 @@ mod tests {
             (buf, n + 3)
         }
         let (b, n) = with_crc("YH,1,2,TEMP,31");
-        assert_eq!(decode_line(&b[..n]), Err(DecodeError::UnknownType));
+        assert_eq!(
+            decode_line(&b[..n]),
+            Err(DecodeError::UnknownType { seq: 1 })
+        );
         let (b, n) = with_crc("YH,1,2,HB,10,0,future");
         assert_eq!(
             decode_line(&b[..n]).unwrap().body,

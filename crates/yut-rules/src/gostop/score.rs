@@ -306,49 +306,81 @@ pub struct Settlement {
 }
 
 /// Settle a hand. The winner counts `9열` whichever way makes the losers pay more
-/// in total (ties: as 열끗), the choice a player makes at the table.
+/// in total (ties: as 열끗), the choice a player makes at the table. An amount past
+/// `u32::MAX` (only from counts no hand can reach) is held at `u32::MAX`;
+/// [`settle_checked`] refuses it instead.
 pub fn settle(hand: &HandResult) -> Settlement {
-    let as_yeol = settle_with(hand, false);
+    best(settle_with(hand, false), || settle_with(hand, true), hand).0
+}
+
+/// [`settle`], or `None` when an amount does not fit a `u32` (the 고 and shakes
+/// claimed cannot both be right).
+pub fn settle_checked(hand: &HandResult) -> Option<Settlement> {
+    let (settlement, fits) = best(settle_with(hand, false), || settle_with(hand, true), hand);
+    fits.then_some(settlement)
+}
+
+fn best(
+    as_yeol: (Settlement, bool),
+    as_pi: impl FnOnce() -> (Settlement, bool),
+    hand: &HandResult,
+) -> (Settlement, bool) {
     if hand.piles[hand.winner].contains(GUKJIN) {
-        let as_pi = settle_with(hand, true);
-        if as_pi.total_paid > as_yeol.total_paid {
+        let as_pi = as_pi();
+        if as_pi.0.total_paid > as_yeol.0.total_paid {
             return as_pi;
         }
     }
     as_yeol
 }
 
-fn settle_with(hand: &HandResult, gukjin_as_pi: bool) -> Settlement {
+/// A settlement counted in `u64`, each amount held at `u32::MAX`; whether they
+/// all fit.
+fn settle_with(hand: &HandResult, gukjin_as_pi: bool) -> (Settlement, bool) {
+    let mut fits = true;
+    let mut to_u32 = |n: u64| {
+        u32::try_from(n).unwrap_or_else(|_| {
+            fits = false;
+            u32::MAX
+        })
+    };
     let preset = hand.preset;
     let players = hand.piles.len();
     let pile = hand.piles[hand.winner];
     let points = score_pile(preset, pile, gukjin_as_pi);
     let go_bonus = hand.go;
-    let base = points.total + go_bonus;
+    let base = u64::from(points.total) + u64::from(go_bonus);
 
     let mut common = Vec::new();
     if yeol_count(pile, gukjin_as_pi) >= 7 {
-        common.push(Multiplier {
-            kind: MultiplierKind::Meongtteong,
-            label: "멍텅".into(),
-            factor: 2,
-            article: preset.cite(article::MEONGTTEONG),
-        });
+        common.push((
+            Multiplier {
+                kind: MultiplierKind::Meongtteong,
+                label: "멍텅".into(),
+                factor: 2,
+                article: preset.cite(article::MEONGTTEONG),
+            },
+            2u64,
+        ));
     }
     if hand.go >= 3 {
-        let factor = 1 << (hand.go - 2);
+        // 2^(go - 2), counted in u64 up to 2^63.
+        let factor = 1u64 << (hand.go - 2).min(63);
         let (label, cite) = if hand.go == 3 {
             ("쓰리고".to_string(), preset.cite(article::THREE_GO))
         } else {
             // 9조 doubles at three; doubling again per further 고 is common.
             (format!("{}고", hand.go), COMMON)
         };
-        common.push(Multiplier {
-            kind: MultiplierKind::Go,
-            label,
+        common.push((
+            Multiplier {
+                kind: MultiplierKind::Go,
+                label,
+                factor: to_u32(factor),
+                article: cite,
+            },
             factor,
-            article: cite,
-        });
+        ));
     }
     if hand.shakes > 0 {
         let (label, cite) = match hand.shakes {
@@ -356,17 +388,22 @@ fn settle_with(hand: &HandResult, gukjin_as_pi: bool) -> Settlement {
             2 => ("쌍흔들이".to_string(), preset.cite(article::DOUBLE_SHAKE)),
             n => (format!("흔들이 {n}번"), COMMON),
         };
-        common.push(Multiplier {
-            kind: MultiplierKind::Shake,
-            label,
-            factor: 1 << hand.shakes.min(16),
-            article: cite,
-        });
+        let factor = 1u64 << hand.shakes.min(63);
+        common.push((
+            Multiplier {
+                kind: MultiplierKind::Shake,
+                label,
+                factor: to_u32(factor),
+                article: cite,
+            },
+            factor,
+        ));
     }
 
     let won_on_pi = points.of(Category::Pi) > 0;
     let won_on_gwang = points.of(Category::Gwang) > 0;
     let basic_pi = preset.basic_pi(players);
+    let mut total_paid = 0u64;
     let losers: Vec<LoserPayment> = (0..players)
         .filter(|&p| p != hand.winner)
         .map(|p| {
@@ -374,54 +411,59 @@ fn settle_with(hand: &HandResult, gukjin_as_pi: bool) -> Settlement {
             let loser_pile = hand.piles[p];
             let pi = loser_pi_count(loser_pile);
             let spared = preset.zero_pi_spared() && pi == 0;
+            let doubled = |kind, label: String, article| {
+                (
+                    Multiplier {
+                        kind,
+                        label,
+                        factor: 2,
+                        article,
+                    },
+                    2u64,
+                )
+            };
             if won_on_pi && pi < basic_pi && !spared {
-                multipliers.push(Multiplier {
-                    kind: MultiplierKind::Pibak,
-                    label: format!("피박 (피 {pi} < {basic_pi})"),
-                    factor: 2,
-                    article: preset.cite(article::PIBAK),
-                });
+                multipliers.push(doubled(
+                    MultiplierKind::Pibak,
+                    format!("피박 (피 {pi} < {basic_pi})"),
+                    preset.cite(article::PIBAK),
+                ));
             }
             if preset == Preset::Common {
                 if won_on_gwang && gwang_count(loser_pile) == 0 {
-                    multipliers.push(Multiplier {
-                        kind: MultiplierKind::Gwangbak,
-                        label: "광박".into(),
-                        factor: 2,
-                        article: COMMON,
-                    });
+                    multipliers.push(doubled(MultiplierKind::Gwangbak, "광박".into(), COMMON));
                 }
                 if hand.called_go.get(p).copied().unwrap_or(false) {
-                    multipliers.push(Multiplier {
-                        kind: MultiplierKind::Gobak,
-                        label: "고박".into(),
-                        factor: 2,
-                        article: COMMON,
-                    });
+                    multipliers.push(doubled(MultiplierKind::Gobak, "고박".into(), COMMON));
                 }
             }
             let factor = multipliers
                 .iter()
-                .fold(1u32, |f, m| f.saturating_mul(m.factor));
-            LoserPayment {
-                player: p,
-                pi,
-                multipliers,
-                factor,
-                pays: base.saturating_mul(factor),
-            }
+                .fold(1u64, |f, (_, x)| f.saturating_mul(*x));
+            let pays = base.saturating_mul(factor);
+            total_paid = total_paid.saturating_add(pays);
+            (p, pi, multipliers, factor, pays)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|(player, pi, multipliers, factor, pays)| LoserPayment {
+            player,
+            pi,
+            multipliers: multipliers.into_iter().map(|(m, _)| m).collect(),
+            factor: to_u32(factor),
+            pays: to_u32(pays),
         })
         .collect();
-    let total_paid = losers.iter().fold(0u32, |s, l| s.saturating_add(l.pays));
-    Settlement {
+    let settlement = Settlement {
         preset,
         winner: hand.winner,
         needed: preset.needed_points(players),
         points,
         go: hand.go,
         go_bonus,
-        base,
+        base: to_u32(base),
         losers,
-        total_paid,
-    }
+        total_paid: to_u32(total_paid),
+    };
+    (settlement, fits)
 }

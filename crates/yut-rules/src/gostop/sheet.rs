@@ -103,6 +103,11 @@ pub enum SheetError {
         base: u32,
         go: u32,
     },
+    #[error(
+        "the payments of this sheet pass {} points ({go} 고, {shakes} shakes): they cannot both be right",
+        u32::MAX
+    )]
+    TooLarge { go: u32, shakes: u32 },
 }
 
 /// A parsed, checked sheet: the names and the hand as the scorer takes it.
@@ -198,7 +203,8 @@ impl Sheet {
             }
         }
         let base = self.preset.needed_points(n);
-        let needed = base + self.go;
+        // Checked: `go` is a number a person typed.
+        let needed = base.saturating_add(self.go);
         let points = score::best_points(self.preset, piles[winner]);
         if points < needed {
             return Err(SheetError::BelowNeeded {
@@ -209,20 +215,27 @@ impl Sheet {
                 go: self.go,
             });
         }
-        Ok(CheckedSheet {
-            players: self.players.clone(),
-            hand: HandResult {
-                preset: self.preset,
-                piles,
-                winner,
+        let hand = HandResult {
+            preset: self.preset,
+            piles,
+            winner,
+            go: self.go,
+            shakes: self.shakes,
+            called_go: if called_go.iter().any(|&c| c) {
+                called_go
+            } else {
+                Vec::new()
+            },
+        };
+        if score::settle_checked(&hand).is_none() {
+            return Err(SheetError::TooLarge {
                 go: self.go,
                 shakes: self.shakes,
-                called_go: if called_go.iter().any(|&c| c) {
-                    called_go
-                } else {
-                    Vec::new()
-                },
-            },
+            });
+        }
+        Ok(CheckedSheet {
+            players: self.players.clone(),
+            hand,
         })
     }
 }
