@@ -33,6 +33,9 @@ enum CliCommand {
     /// The match journal: show its events, export a game record, measure it.
     #[command(subcommand)]
     Journal(cli::journal::JournalCommand),
+    /// Station profiles: what one holds, and forgetting what it learned.
+    #[command(subcommand)]
+    Profile(cli::profile::ProfileCommand),
     /// Throw-height sensor: live readings and link health for set-up.
     #[command(subcommand)]
     Sensor(cli::sensor::SensorCommand),
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         CliCommand::Game(command) => cli::game::run(command),
         CliCommand::Gostop(command) => cli::gostop::run(command),
         CliCommand::Journal(command) => cli::journal::run(command),
+        CliCommand::Profile(command) => cli::profile::run(command),
         CliCommand::Sensor(command) => cli::sensor::run(command),
         CliCommand::Vision(command) => cli::vision::run(command),
     };

@@ -6,6 +6,7 @@
 pub mod game;
 pub mod gostop;
 pub mod journal;
+pub mod profile;
 pub mod random_game;
 pub mod station;
 pub mod vision;

@@ -8,6 +8,7 @@
 use super::hub::{CalibrateReply, CalibrateStep, Check};
 use super::overlay;
 use crate::capture::Frame;
+use crate::journal::hash_of;
 use opencv::core::{Mat, Vector};
 use opencv::imgproc;
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
-use yut_match::Millis;
+use yut_match::{EvidenceRef, Millis};
+use yut_rules::yut::ThrowResult;
 use yut_vision::calibrate::{calibrate, Calibration, MatSpec};
 use yut_vision::files;
 use yut_vision::settle::{self, SettleEvent, Tracker};
@@ -51,7 +53,26 @@ pub enum Ask {
         mat: Option<String>,
         reply: oneshot::Sender<CalibrateReply>,
     },
+    /// The referee called the throw whose evidence is `evidence`: a station
+    /// reading with its own taught reader learns the faces the call settles
+    /// (`yut_vision::taught_reader::learn_call`) and keeps them in its profile.
+    Learn {
+        evidence: EvidenceRef,
+        called: ThrowResult,
+        from: String,
+    },
 }
+
+/// A judged throw kept for what the referee's call may teach: its evidence's
+/// hash, its measured sticks and the station's reading of them.
+struct Recent {
+    evidence: EvidenceRef,
+    sticks: Vec<yut_vision::Measured>,
+    reading: ThrowReading,
+}
+
+/// How many judged throws are kept for the referee's calls.
+const RECENT: usize = 16;
 
 /// VisionInput to the vision task.
 pub enum VisionInput {
@@ -109,6 +130,7 @@ pub fn run(
     let mut motion_ms: Millis = 0;
     let mut newest: Option<Mat> = None;
     let mut cal = Calibrating::default();
+    let mut recent: std::collections::VecDeque<Recent> = Default::default();
     let mut status = "";
     let say_status = |s: &'static str, status: &mut &'static str| {
         if *status != s {
@@ -138,6 +160,11 @@ pub fn run(
                     }
                     let _ = reply.send(answer);
                 }
+                Ask::Learn {
+                    evidence,
+                    called,
+                    from,
+                } => learn(&mut setup, &recent, &evidence, called, &from),
             }
         }
         if stop.load(Ordering::SeqCst) {
@@ -169,7 +196,9 @@ pub fn run(
                         None
                     }
                     Some(SettleEvent::Judge { first_still_ms }) => {
-                        let verdict = det.detect(&frame.image)?;
+                        let (sticks, probs) = det.read(&frame.image)?;
+                        let verdict =
+                            yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
                         let annotated = overlay::annotate(
                             &frame.image,
                             Some(&det.calibration),
@@ -177,6 +206,16 @@ pub fn run(
                         )?;
                         let evidence = overlay::jpeg(&annotated, 1280, 85)?;
                         last_verdict = Some(verdict.clone());
+                        if det.taught.taught_reader.is_some() {
+                            recent.push_back(Recent {
+                                evidence: hash_of(&evidence),
+                                sticks,
+                                reading: verdict.clone(),
+                            });
+                            if recent.len() > RECENT {
+                                recent.pop_front();
+                            }
+                        }
                         say_status("judged", &mut status);
                         Some(Seen::Judged {
                             verdict,
@@ -402,5 +441,37 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
             )
         }
         Err(e) => reply(false, format!("cannot build the detector: {e}"), checks),
+    }
+}
+
+/// The referee called a throw: where the station reads with its own taught
+/// reader and still holds the throw's sticks, learn what the call settles and
+/// keep it in the profile.
+fn learn(
+    setup: &mut VisionSetup,
+    recent: &std::collections::VecDeque<Recent>,
+    evidence: &EvidenceRef,
+    called: ThrowResult,
+    from: &str,
+) {
+    let Some(det) = setup.detector.as_mut() else {
+        return;
+    };
+    let Some(own) = det.taught.taught_reader.as_mut() else {
+        return;
+    };
+    let Some(throw) = recent.iter().find(|r| &r.evidence == evidence) else {
+        return;
+    };
+    let learned =
+        yut_vision::taught_reader::learn_call(own, &throw.sticks, &throw.reading, called, from);
+    if learned == 0 {
+        return;
+    }
+    eprintln!("yutstation: learned {learned} sticks' faces from the referee's call on {from}");
+    if let Some(path) = &setup.profile_path {
+        if let Err(e) = files::update_taught(path, &det.taught) {
+            eprintln!("yutstation: what was learned is not kept in the profile: {e}");
+        }
     }
 }

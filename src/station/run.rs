@@ -372,7 +372,34 @@ impl Core {
         if let Some(p) = &mut self.autopilot {
             p.since = entry.at_ms();
         }
+        self.teach_from_call(&entry);
         Ok(id)
+    }
+
+    /// A referee's call, once journaled, is a lesson for the vision: the
+    /// throw's evidence names the sticks it was read from.
+    fn teach_from_call(&self, entry: &Entry) {
+        let Entry::Event(MatchEvent {
+            action: Action::Call { throw, result },
+            ..
+        }) = entry
+        else {
+            return;
+        };
+        let log = self.journal.log();
+        let Some(game) = log.current() else {
+            return;
+        };
+        let Some(record) = game.throws().find(|t| t.number == *throw) else {
+            return;
+        };
+        if let Some(evidence) = record.verdict.evidence.first() {
+            let _ = self.asks.send(Ask::Learn {
+                evidence: evidence.clone(),
+                called: *result,
+                from: format!("game {} throw {}", log.game_number(), throw),
+            });
+        }
     }
 
     fn request(&mut self, r: Request) -> bool {

@@ -97,6 +97,16 @@ pub struct EvalArgs {
     /// With `--world`: leave these finishes out (repeat).
     #[arg(long = "leave-out", requires = "world")]
     pub(crate) left_out: Vec<Finish>,
+    /// A stand-in referee calls every referred throw (its truth), and stations
+    /// that read with their own taught reader learn from the calls as a
+    /// station does; the figures show how their referrals fall, throw by
+    /// throw.
+    #[arg(long)]
+    pub(crate) learn: bool,
+    /// With `--learn`: the share of referred throws the stand-in referee calls
+    /// wrong (another result, drawn at random): what wrong calls teach.
+    #[arg(long, default_value_t = 0.0, requires = "learn")]
+    pub(crate) wrong_calls: f64,
 }
 
 fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
@@ -140,9 +150,31 @@ pub(crate) struct EvalTally {
     pub(crate) by_case: std::collections::BTreeMap<String, CaseTally>,
     /// Per family of looks (`--world`: the round face's finish).
     pub(crate) by_family: std::collections::BTreeMap<String, FamilyTally>,
+    /// With `--learn`, at stations reading with their taught reader, per
+    /// [`LEARN_BIN`] throws of a station: clear throws, referred, silent.
+    pub(crate) learning: Vec<[usize; 3]>,
     /// Clear throws whose one flat face has another stick over its mark
     /// (`ThrowTruth::mark_covered`): called right, referred, called wrong.
     pub(crate) mark_covered: [usize; 3],
+}
+
+/// Throws of a station per bin of the learning figures (`--learn`).
+pub(crate) const LEARN_BIN: usize = 20;
+
+/// The stand-in referee's call on a referred throw: its truth, or with
+/// probability `wrong` (drawn from the look and the throw) another result.
+fn referee_call(truth: ThrowResult, wrong: f64, seed: u64, k: usize) -> ThrowResult {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ (k as u64).wrapping_mul(0x9e37_79b9));
+    if wrong > 0.0 && rng.gen_bool(wrong.min(1.0)) {
+        let others: Vec<ThrowResult> = ThrowResult::ALL
+            .into_iter()
+            .filter(|r| *r != truth)
+            .collect();
+        others[rng.gen_range(0..others.len())]
+    } else {
+        truth
+    }
 }
 
 /// How one family of looks went: its stations, the ones refused at set-up, and
@@ -248,6 +280,27 @@ impl EvalTally {
         f.silent += usize::from(v.result.is_some_and(|r| r != truth_result));
     }
 
+    /// Count a throw judged at a learning station (`--learn`), by its place
+    /// in the station's throws.
+    pub(crate) fn add_learning(
+        &mut self,
+        k: usize,
+        ambiguous: bool,
+        v: &ThrowReading,
+        truth: ThrowResult,
+    ) {
+        let bin = k / LEARN_BIN;
+        if self.learning.len() <= bin {
+            self.learning.resize(bin + 1, [0; 3]);
+        }
+        let b = &mut self.learning[bin];
+        if !ambiguous {
+            b[0] += 1;
+            b[1] += usize::from(v.result.is_none());
+        }
+        b[2] += usize::from(v.result.is_some_and(|r| r != truth));
+    }
+
     /// Count a station of a family that was set up.
     pub(crate) fn count_family_look(&mut self, family: &str) {
         self.by_family.entry(family.to_string()).or_default().looks += 1;
@@ -317,6 +370,19 @@ impl EvalTally {
             println!(
                 "  of the ambiguous throws, {covered} are a 도 or 뒷도 whose mark lies under another stick (no camera sees it): {covered_referred} referred, {covered_right} called right by luck, {covered_wrong} wrong"
             );
+        }
+        if !self.learning.is_empty() {
+            println!(
+                "  learning from the referee (stations reading with their taught reader), by {LEARN_BIN} throws of each station: clear throws referred, silent errors:"
+            );
+            for (i, [clear, referred, silent]) in self.learning.iter().enumerate() {
+                println!(
+                    "    throws {:4}–{:4}: {:6.2}% referred ({referred}/{clear}), {silent} silent",
+                    i * LEARN_BIN + 1,
+                    (i + 1) * LEARN_BIN,
+                    pct(*referred, *clear)
+                );
+            }
         }
         if !self.by_family.is_empty() {
             println!(
@@ -416,7 +482,7 @@ pub fn run(a: EvalArgs) -> Result<()> {
         };
         say_lowered_bar(&bar, seed, &det);
         let mut dump = dump::LookDump::new(seed, &det.calibration, teach);
-        let st = SimStation { look, det };
+        let mut st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
             let (scene, truth) = yut_sim::numbered_throw(&st.look, k as u64);
@@ -443,6 +509,19 @@ pub fn run(a: EvalArgs) -> Result<()> {
             tally.add_mark_covered(&truth, &v);
             if a.world {
                 tally.add_family(st.look.sticks.finish.name(), truth.result, ambiguous, &v);
+            }
+            if let (true, Some(own)) = (a.learn, st.det.taught.taught_reader.as_mut()) {
+                tally.add_learning(k, ambiguous, &v, truth.result);
+                if v.result.is_none() {
+                    let called = referee_call(truth.result, a.wrong_calls, seed, k);
+                    yut_vision::taught_reader::learn_call(
+                        own,
+                        &sticks,
+                        &v,
+                        called,
+                        &format!("look {seed} throw {k}"),
+                    );
+                }
             }
             if !ok && a.verbose {
                 say(&bar, format!(

@@ -377,7 +377,7 @@ impl Look {
         }
     }
 
-    /// A look drawn from the wider world (ADR 0090): a [`Look::random`] look
+    /// A look drawn from the wider world (ADR 0093): a [`Look::random`] look
     /// whose stick set, mat, lights and camera are then redrawn, each from a
     /// stream of its own: every [`Finish`] of the round face, mats of any
     /// colour, hard spots and soft boxes, mixed colour temperatures, dim

@@ -122,10 +122,25 @@ pub fn write_profile(path: &Path, profile: &mut Profile) -> Result<(), FileError
             &seen.to_picture()?,
         )?);
     }
-    std::fs::write(path, profile.to_toml()).map_err(|e| FileError::Write {
+    // Written beside it and moved into place: a station stopped mid-write
+    // keeps the profile it had.
+    let write = || -> std::io::Result<()> {
+        let tmp = path.with_extension("toml.part");
+        std::fs::write(&tmp, profile.to_toml())?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| FileError::Write {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
+}
+
+/// A profile's stick set replaced by `taught` (what the station learned since
+/// teaching), the rest of the profile kept.
+pub fn update_taught(path: &Path, taught: &Taught) -> Result<(), FileError> {
+    let (mut profile, _) = load_profile(path)?;
+    profile.sticks = Some(taught.clone());
+    write_profile(path, &mut profile)
 }
 
 /// Write a new profile and its empty-mat picture beside it.

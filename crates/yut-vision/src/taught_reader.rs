@@ -52,8 +52,15 @@ pub const MIDDLE: f64 = 0.5;
 pub const OFF_AXIS: f64 = 4.0;
 
 /// A stick fitted this much narrower than the taught width, or narrower, is on
-/// its edge or leaning (as the taught-faces rule takes it).
+/// its edge or leaning (as the taught-faces rule takes it), whatever its face.
 pub const NARROW: f32 = 0.72;
+
+/// How much narrower than the sticks taught with its face a stick may be
+/// fitted (in taught widths) and still lie on that face. A D-section stick on
+/// its edge shows about its thickness, half its width, from above; tipped a
+/// little from its edge, about three quarters; the finder's width of a stick
+/// lying flat varies by a few hundredths.
+pub const WIDTH_SLACK: f32 = 0.15;
 
 /// The least separation ([`TaughtReader::separation`]) at which the taught
 /// reader reads a station's faces: the middle of the axis lies this many
@@ -64,12 +71,60 @@ pub const SEPARATES: f64 = 3.0;
 pub const KEEP: usize = 400;
 
 /// A station's sticks as the taught reader knows them: the own looks of sticks
-/// seen flat face up and round face up.
+/// seen flat face up and round face up at teaching, and those its referee's
+/// calls have shown it since.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaughtReader {
-    pub front: Vec<[f32; N_OWN]>,
-    pub back: Vec<[f32; N_OWN]>,
+    pub front: Vec<Example>,
+    pub back: Vec<Example>,
+    /// Learned from the referee's calls, oldest first (at most [`KEEP`]); kept
+    /// apart from the taught sticks so that it can be shown and undone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learned: Vec<Learned>,
 }
+
+/// One stick as the taught reader keeps it: its own look and its fitted width
+/// (against the taught width where it lay).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    pub look: [f32; N_OWN],
+    pub width: f32,
+}
+
+impl Example {
+    /// The example of a stick's features.
+    pub fn of(f: &[f32; N_FEATURES]) -> Example {
+        Example {
+            look: own(f),
+            width: f[N_APPEAR],
+        }
+    }
+}
+
+/// A stick whose face a referee's call settled ([`faces_settled_by`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Learned {
+    #[serde(flatten)]
+    pub example: Example,
+    /// Flat face up.
+    pub front: bool,
+    /// Which throw it came from, for people (`game 2 throw 14`).
+    pub from: String,
+}
+
+/// Why a stick the referee's call settled was not learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotLearned {
+    /// It looks like neither face (far off the axis: hidden, on its end).
+    LikeNeither,
+    /// The reader is all but sure it shows the other face: the call may be
+    /// wrong, and one wrong call must not teach a wrong face.
+    Contradicts,
+}
+
+/// A settled stick the reader reads as the other face at this or more (by its
+/// look) is not learned ([`NotLearned::Contradicts`]).
+pub const CONTRADICTS: f64 = 0.99;
 
 /// The statistics a reading uses, worked out from the examples.
 struct Stats {
@@ -90,8 +145,9 @@ impl TaughtReader {
     /// up.
     pub fn learn(front: &[&[f32; N_FEATURES]], back: &[&[f32; N_FEATURES]]) -> Self {
         TaughtReader {
-            front: front.iter().map(|f| own(f)).collect(),
-            back: back.iter().map(|f| own(f)).collect(),
+            front: front.iter().map(|f| Example::of(f)).collect(),
+            back: back.iter().map(|f| Example::of(f)).collect(),
+            learned: Vec::new(),
         }
     }
 
@@ -100,21 +156,75 @@ impl TaughtReader {
         !self.front.is_empty() && !self.back.is_empty()
     }
 
-    /// One more stick seen with its face known (`front`: flat face up), the
-    /// oldest of that face dropped beyond [`KEEP`].
-    pub fn add(&mut self, f: &[f32; N_FEATURES], front: bool) {
-        let v = if front {
-            &mut self.front
-        } else {
-            &mut self.back
-        };
-        v.push(own(f));
-        if v.len() > KEEP {
-            v.remove(0);
+    /// Learn a stick whose face a referee's call settled (`front`: flat face
+    /// up), unless it looks like neither face or the reader is all but sure
+    /// of the other; the oldest learned stick is dropped beyond [`KEEP`].
+    pub fn learn_from_call(
+        &mut self,
+        f: &[f32; N_FEATURES],
+        front: bool,
+        from: String,
+    ) -> Result<(), NotLearned> {
+        let (_, off) = self.place(f);
+        if off > OFF_AXIS {
+            return Err(NotLearned::LikeNeither);
         }
+        let p_front = self.front_by_look(f);
+        let p_other = if front { 1.0 - p_front } else { p_front };
+        if p_other >= CONTRADICTS {
+            return Err(NotLearned::Contradicts);
+        }
+        self.learned.push(Learned {
+            example: Example::of(f),
+            front,
+            from,
+        });
+        if self.learned.len() > KEEP {
+            self.learned.remove(0);
+        }
+        Ok(())
+    }
+
+    /// Forget what the referee's calls taught: back to the taught sticks.
+    pub fn forget_learned(&mut self) -> usize {
+        std::mem::take(&mut self.learned).len()
+    }
+
+    /// Every example of each face: the taught sticks and the learned ones.
+    fn examples(&self) -> (Vec<Example>, Vec<Example>) {
+        let mut front = self.front.clone();
+        let mut back = self.back.clone();
+        for l in &self.learned {
+            if l.front {
+                front.push(l.example);
+            } else {
+                back.push(l.example);
+            }
+        }
+        (front, back)
+    }
+
+    /// The least width a stick reading as this face may be fitted at and
+    /// still lie on it: the face's examples' mean width less
+    /// [`WIDTH_SLACK`] (or three of their spreads, if more).
+    fn least_width(&self, front: bool) -> f32 {
+        let (f, b) = self.examples();
+        let v = if front { f } else { b };
+        if v.is_empty() {
+            return NARROW;
+        }
+        let n = v.len() as f32;
+        let mean = v.iter().map(|e| e.width).sum::<f32>() / n;
+        let sd = (v.iter().map(|e| (e.width - mean).powi(2)).sum::<f32>() / n).sqrt();
+        (mean - WIDTH_SLACK.max(3.0 * sd)).max(NARROW)
     }
 
     fn stats(&self) -> Stats {
+        let (front, back) = self.examples();
+        let (front, back): (Vec<[f32; N_OWN]>, Vec<[f32; N_OWN]>) = (
+            front.iter().map(|e| e.look).collect(),
+            back.iter().map(|e| e.look).collect(),
+        );
         let mean = |v: &[[f32; N_OWN]], k: usize| {
             v.iter().map(|f| f64::from(f[k])).sum::<f64>() / v.len().max(1) as f64
         };
@@ -124,15 +234,13 @@ impl TaughtReader {
             spread: [0.0; N_OWN],
             weight: [0.0; N_OWN],
         };
-        let n = (self.front.len() + self.back.len())
-            .saturating_sub(2)
-            .max(1) as f64;
+        let n = (front.len() + back.len()).saturating_sub(2).max(1) as f64;
         for k in 0..N_OWN {
-            let (mf, mb) = (mean(&self.front, k), mean(&self.back, k));
+            let (mf, mb) = (mean(&front, k), mean(&back, k));
             let ss = |v: &[[f32; N_OWN]], m: f64| {
                 v.iter().map(|f| (f64::from(f[k]) - m).powi(2)).sum::<f64>()
             };
-            let pooled = ((ss(&self.front, mf) + ss(&self.back, mb)) / n).sqrt();
+            let pooled = ((ss(&front, mf) + ss(&back, mb)) / n).sqrt();
             let gap = mf - mb;
             s.mid[k] = (mf + mb) / 2.0;
             s.half_gap[k] = gap / 2.0;
@@ -189,7 +297,10 @@ impl TaughtReader {
         // Two equal-spread faces at ±1 with spread 1/separation along the
         // axis: the log odds of the flat face are 2·along·separation².
         let front = self.front_by_look(f);
-        let narrow = f[N_APPEAR] < NARROW;
+        // Narrower than a stick lying on the face it shows: on its edge or
+        // leaning (a stick on its edge shows the round face's flank, and
+        // reads as that face).
+        let narrow = f[N_APPEAR] < self.least_width(front >= 0.5);
         let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
@@ -251,6 +362,42 @@ pub fn faces_settled_by(
             Face::Unsure => (i, unsure_flat),
         })
         .collect()
+}
+
+/// Learn from a referee's call on a throw the station read: `sticks` as
+/// measured, `reading` the station's reading of them. Each stick the call
+/// settles ([`faces_settled_by`]) is offered to the reader
+/// ([`TaughtReader::learn_from_call`]); how many it learned.
+pub fn learn_call(
+    reader: &mut TaughtReader,
+    sticks: &[crate::measure::Measured],
+    reading: &crate::verdict::ThrowReading,
+    called: yut_rules::yut::ThrowResult,
+    from: &str,
+) -> usize {
+    use crate::verdict::Placement;
+    let faces: Vec<_> = reading.sticks.iter().map(|s| s.face).collect();
+    let on_mat: Vec<bool> = reading
+        .sticks
+        .iter()
+        .map(|s| s.placement == Placement::OnMat)
+        .collect();
+    faces_settled_by(&faces, &on_mat, called)
+        .into_iter()
+        .filter(|&(i, front)| {
+            // The reading's sticks are the measured ones, less any stray
+            // piece set aside: matched by where they lie.
+            let at = reading.sticks[i].center_px;
+            sticks
+                .iter()
+                .find(|m| m.found.center == at)
+                .is_some_and(|m| {
+                    reader
+                        .learn_from_call(&m.features, front, from.to_string())
+                        .is_ok()
+                })
+        })
+        .count()
 }
 
 /// 0 at or before `from`, 1 at or beyond `to`, smooth between (either order).
@@ -388,12 +535,32 @@ mod tests {
     }
 
     #[test]
-    fn it_keeps_the_newest_examples() {
+    fn it_learns_from_calls_keeps_the_newest_and_can_forget() {
         let mut r = dark_round_set();
-        for _ in 0..KEEP + 10 {
-            r.add(&stick(10.0, 0.0), true);
+        for i in 0..KEEP + 10 {
+            r.learn_from_call(&stick(26.0, 2.0), true, format!("throw {i}"))
+                .unwrap();
         }
-        assert_eq!(r.front.len(), KEEP);
-        assert!(r.front.iter().all(|f| f[0] == 10.0));
+        assert_eq!(r.learned.len(), KEEP);
+        assert_eq!(r.learned[0].from, "throw 10");
+        assert_eq!(r.front.len(), 4, "the taught sticks stay");
+        assert_eq!(r.forget_learned(), KEEP);
+        assert_eq!(r, dark_round_set());
+    }
+
+    #[test]
+    fn a_call_against_a_sure_look_or_a_stick_like_neither_face_is_not_learned() {
+        let mut r = dark_round_set();
+        assert_eq!(
+            r.learn_from_call(&stick(30.0, 2.0), false, "throw 1".into()),
+            Err(NotLearned::Contradicts)
+        );
+        let mut odd = stick(30.0, 2.0);
+        odd[OWN + 2] = 40.0;
+        assert_eq!(
+            r.learn_from_call(&odd, true, "throw 2".into()),
+            Err(NotLearned::LikeNeither)
+        );
+        assert!(r.learned.is_empty());
     }
 }

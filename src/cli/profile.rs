@@ -1,0 +1,112 @@
+//! `yutstation profile show|forget`: what a station profile holds, and undoing
+//! what the station learned from its referee's calls.
+//!
+//! Shell: files and the terminal.
+
+use crate::cli::InputError;
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use yut_vision::files;
+use yut_vision::profile::Profile;
+
+#[derive(Subcommand)]
+pub enum ProfileCommand {
+    /// Print what a profile holds: the mat, the lens, the stick set, how its
+    /// faces are read and what it learned from the referee's calls.
+    Show(ProfileArgs),
+    /// Forget what the station learned from the referee's calls since teaching
+    /// (the taught sticks stay).
+    Forget(ProfileArgs),
+}
+
+#[derive(Args)]
+pub struct ProfileArgs {
+    /// The station profile (TOML).
+    profile: PathBuf,
+}
+
+pub fn run(cmd: ProfileCommand) -> Result<()> {
+    match cmd {
+        ProfileCommand::Show(a) => show(&a.profile),
+        ProfileCommand::Forget(a) => forget(&a.profile),
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<Profile> {
+    Ok(files::load_profile(path)
+        .map_err(|e| InputError(e.to_string()))?
+        .0)
+}
+
+fn show(path: &std::path::Path) -> Result<()> {
+    let p = load(path)?;
+    let c = &p.calibration;
+    println!("profile {} (format {})", path.display(), p.version);
+    println!(
+        "mat: {} at {} × {} px, {:.1} px/cm at its centre, lens k {:.3}",
+        c.mat,
+        c.width,
+        c.height,
+        c.px_per_cm_at_centre(),
+        c.map.lens.k
+    );
+    let Some(t) = &p.sticks else {
+        println!("sticks: not taught yet (run `yutstation teach`)");
+        return Ok(());
+    };
+    println!(
+        "sticks: {:.1} × {:.1} cm; taught sticks read at {}",
+        t.length_cm,
+        t.width_cm,
+        t.readability
+            .map_or("(not checked)".to_string(), |r| format!(
+                "{:.0} %",
+                r * 100.0
+            ))
+    );
+    match &t.taught_reader {
+        Some(own) => {
+            println!(
+                "faces read by: the station's own taught reader ({} flat and {} round faces taught, faces {:.1} spreads apart)",
+                own.front.len(),
+                own.back.len(),
+                own.separation()
+            );
+            let flat = own.learned.iter().filter(|l| l.front).count();
+            println!(
+                "learned from the referee's calls: {} sticks ({flat} flat, {} round){}",
+                own.learned.len(),
+                own.learned.len() - flat,
+                own.learned
+                    .last()
+                    .map_or(String::new(), |l| format!(", the last from {}", l.from))
+            );
+        }
+        None => println!("faces read by: the appearance models"),
+    }
+    let mark = if !t.mark_distinct() {
+        "the mark does not stand out: 도 and 뒷도 go to the referee"
+    } else if t.reader_reads_mark {
+        "the mark is told by the stick reader"
+    } else {
+        "the mark is told by how dark it is against the taught faces"
+    };
+    println!("mark: {mark}");
+    Ok(())
+}
+
+fn forget(path: &std::path::Path) -> Result<()> {
+    let p = load(path)?;
+    let Some(mut taught) = p.sticks else {
+        return Err(InputError(format!("{}: no stick set taught", path.display())).into());
+    };
+    let Some(own) = taught.taught_reader.as_mut() else {
+        println!("nothing to forget: this station reads with the appearance models");
+        return Ok(());
+    };
+    let n = own.forget_learned();
+    files::update_taught(path, &taught)?;
+    println!("forgot {n} sticks learned from the referee's calls");
+    Ok(())
+}
