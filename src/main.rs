@@ -33,6 +33,9 @@ enum CliCommand {
     /// The match journal: show its events, export a game record, measure it.
     #[command(subcommand)]
     Journal(cli::journal::JournalCommand),
+    /// Stick fairness and win chances from a station's journal (terminal, CSV), and
+    /// the checks of both on simulated games and journals.
+    Stats(cli::stats::StatsArgs),
     /// Throw-height sensor: live readings and link health for set-up.
     #[command(subcommand)]
     Sensor(cli::sensor::SensorCommand),
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         CliCommand::Gostop(command) => cli::gostop::run(command),
         CliCommand::Journal(command) => cli::journal::run(command),
         CliCommand::Sensor(command) => cli::sensor::run(command),
+        CliCommand::Stats(args) => cli::stats::run(args),
         CliCommand::Vision(command) => cli::vision::run(command),
     };
     cli::finish(outcome)

@@ -270,6 +270,7 @@ async fn referee_console_and_display_in_a_browser() {
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec!["on_line".into()],
             height_mm: None,
+            ..Default::default()
         })
         .await
         .unwrap();

@@ -8,6 +8,7 @@ pub mod gostop;
 pub mod journal;
 pub mod random_game;
 pub mod station;
+pub mod stats;
 pub mod vision;
 
 use std::process::ExitCode;

@@ -110,6 +110,7 @@ fn evidence_is_stored_by_content_hash() {
         evidence: vec![h.clone()],
         flags: vec![],
         height_mm: None,
+        ..Default::default()
     };
     j.append(&ev(2, Action::Throw { verdict })).unwrap();
     drop(j);

@@ -31,6 +31,11 @@ pub enum Seen {
     Judged {
         verdict: ThrowReading,
         evidence: Vec<u8>,
+        /// The sticks as read, with the names of the set and the mat, for the
+        /// journal (`None` where the judge keeps none).
+        sticks: Option<yut_match::SticksRead>,
+        /// The throw from release to rest as a video (WebM), if it was recorded.
+        clip: Option<Vec<u8>>,
         /// When the sticks were first seen moving, and when they stopped.
         motion_ms: Millis,
         still_ms: Millis,
@@ -178,9 +183,16 @@ pub fn run(
                         let evidence = overlay::jpeg(&annotated, 1280, 85)?;
                         last_verdict = Some(verdict.clone());
                         say_status("judged", &mut status);
+                        let sticks = super::core::sticks_read(
+                            &verdict,
+                            &set_name(&setup),
+                            &det.calibration.mat.to_string(),
+                        );
                         Some(Seen::Judged {
                             verdict,
                             evidence,
+                            sticks: Some(sticks),
+                            clip: None,
                             motion_ms,
                             still_ms: first_still_ms,
                             judged_ms: t,
@@ -221,6 +233,17 @@ pub fn run(
         }
         newest = Some(frame.image);
     }
+}
+
+/// The stick set's name in the journal: its profile's file name (a set is
+/// taught into a profile of its own), or `demo` for the demo's rendered set.
+fn set_name(setup: &VisionSetup) -> String {
+    setup
+        .profile_path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().trim_end_matches(".toml").to_string())
+        .unwrap_or_else(|| "demo".into())
 }
 
 fn reply(ok: bool, message: impl Into<String>, checks: Vec<Check>) -> CalibrateReply {

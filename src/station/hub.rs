@@ -80,6 +80,9 @@ pub struct Hub {
     pub evidence: Arc<EvidenceStore>,
     /// The referee PIN.
     pub pin: Arc<str>,
+    /// The win chances, the line over the game and the stick fairness, as the
+    /// insight task last worked them out.
+    pub insight: watch::Receiver<Arc<super::insight::Insight>>,
 }
 
 impl Hub {

@@ -104,6 +104,8 @@ impl ThrowReporter {
             .send(Seen::Judged {
                 verdict,
                 evidence,
+                sticks: None,
+                clip: None,
                 motion_ms: now - 500,
                 still_ms: now - 60,
                 judged_ms: now,

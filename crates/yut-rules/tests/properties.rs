@@ -110,7 +110,11 @@ fn play(
         }
         // Applying in place is `apply`: the same next state, or the same refusal
         // with the state left exactly as it was.
-        for probe in [GameEvent::Move(probe), GameEvent::Throw(ThrowResult::Backdo), event] {
+        for probe in [
+            GameEvent::Move(probe),
+            GameEvent::Throw(ThrowResult::Backdo),
+            event,
+        ] {
             let mut in_place = state.clone();
             match (apply(state, &probe), in_place.apply_in_place(&probe)) {
                 (Ok(next), Ok(())) => assert_eq!(in_place, next),

@@ -429,12 +429,8 @@ fn destinations(stack: Option<&Stack>, result: ThrowResult) -> Few<Landing> {
         (Some(stack), None) => Few::one(back_one(stack)),
         (None, Some(steps)) => Few::one(landings().entering[usize::from(steps - 1)]),
         (Some(stack), Some(steps)) => {
-            let memory = match stack.diagonal {
-                None => 0,
-                Some(Diagonal::FromMo) => 1,
-                Some(Diagonal::FromDwitMo) => 2,
-            };
-            landings().forward[stack.station as usize][memory][usize::from(steps - 1)]
+            landings().forward[stack.station as usize][memory_index(stack.diagonal)]
+                [usize::from(steps - 1)]
         }
     }
 }
@@ -489,6 +485,57 @@ fn walk_from(stack: &Stack, steps: u8) -> Few<Landing> {
         });
     }
     landings
+}
+
+/// Where `result` takes a stack (`None`: a waiting piece entering), by each route:
+/// what `apply` would accept as `to` for it. For placers that look ahead (the
+/// opponent's reach, where a move lands) without listing the moves of a state.
+pub fn reachable(from: Option<&Stack>, result: ThrowResult) -> impl Iterator<Item = Destination> {
+    let landings = destinations(from, result);
+    landings.items.into_iter().flatten().map(|l| l.to)
+}
+
+/// The fewest stations a stack on `station` (with its diagonal memory) must still
+/// go to finish, choosing the shortest route at every junction: the board's
+/// distance home, for placers weighing progress.
+pub fn steps_to_finish(station: StationId, diagonal: Option<Diagonal>) -> u8 {
+    static TABLE: std::sync::OnceLock<[[u8; 3]; 29]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut steps = [[u8::MAX; 3]; 29];
+        // One step at a time from everywhere, until nothing gets shorter.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for station in 0..29 {
+                for memory in 0..3 {
+                    let best = landings().forward[station][memory][0]
+                        .iter()
+                        .map(|l| match l.to {
+                            Destination::Finished => 1,
+                            Destination::Station(next) => {
+                                steps[next as usize][memory_index(l.diagonal)].saturating_add(1)
+                            }
+                        })
+                        .min()
+                        .unwrap_or(u8::MAX);
+                    if best < steps[station][memory] {
+                        steps[station][memory] = best;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        steps
+    });
+    table[station as usize][memory_index(diagonal)]
+}
+
+fn memory_index(diagonal: Option<Diagonal>) -> usize {
+    match diagonal {
+        None => 0,
+        Some(Diagonal::FromMo) => 1,
+        Some(Diagonal::FromDwitMo) => 2,
+    }
 }
 
 /// 뒷도: one station back, to where the stack stood before. The rulebook's one
@@ -805,6 +852,17 @@ impl GameState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distances_home() {
+        // 참먹이 finishes with one step; from 도 the short way: 모, then across.
+        assert_eq!(steps_to_finish(StationId::Chammeogi, None), 1);
+        assert_eq!(steps_to_finish(StationId::Do, None), 4 + 7);
+        // From 모 the diagonal through 방: 모도 모개 방 방수기 안찌 참먹이, out.
+        assert_eq!(steps_to_finish(StationId::Mo, None), 7);
+        assert_eq!(steps_to_finish(StationId::Bang, Some(Diagonal::FromMo)), 4);
+        assert_eq!(steps_to_finish(StationId::NalYut, None), 2);
+    }
 
     #[test]
     fn sort_keys_follow_the_ids_as_text() {
