@@ -114,6 +114,7 @@ pub fn run(
     let mut motion_ms: Millis = 0;
     let mut newest: Option<Mat> = None;
     let mut cal = Calibrating::default();
+    let mut clips = super::clip::ClipRecorder::default();
     let mut status = "";
     let say_status = |s: &'static str, status: &mut &'static str| {
         if *status != s {
@@ -161,6 +162,9 @@ pub fn run(
             }
         };
         let t = frame.at_ms;
+        if setup.detector.is_some() {
+            clips.frame(t, &frame.image);
+        }
         if let (Some(det), Some(empty_mat)) = (&setup.detector, &empty_mat) {
             let judged = (|| -> opencv::Result<Option<Seen>> {
                 let small = settle::small_grey(&frame.image)?;
@@ -168,6 +172,7 @@ pub fn run(
                 prev = Some(small);
                 Ok(match tracker.update(stats) {
                     Some(SettleEvent::ThrowStarted) => {
+                        clips.throw_started(t);
                         motion_ms = t;
                         last_verdict = None;
                         say_status("moving", &mut status);
@@ -181,6 +186,10 @@ pub fn run(
                             Some(&verdict),
                         )?;
                         let evidence = overlay::jpeg(&annotated, 1280, 85)?;
+                        let clip = clips.finish(&annotated);
+                        if let Some(problem) = &clips.last_problem {
+                            eprintln!("yutstation: no replay clip: {problem}");
+                        }
                         last_verdict = Some(verdict.clone());
                         say_status("judged", &mut status);
                         let sticks = super::core::sticks_read(
@@ -192,7 +201,7 @@ pub fn run(
                             verdict,
                             evidence,
                             sticks: Some(sticks),
-                            clip: None,
+                            clip,
                             motion_ms,
                             still_ms: first_still_ms,
                             judged_ms: t,
@@ -204,6 +213,7 @@ pub fn run(
                         None
                     }
                     Some(SettleEvent::PickedUpBeforeCall) => {
+                        clips.abandon();
                         say_status("empty", &mut status);
                         Some(Seen::PickedUpBeforeCall { at_ms: t })
                     }

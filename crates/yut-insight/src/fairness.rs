@@ -53,7 +53,11 @@ pub struct FairnessConfig {
 impl Default for FairnessConfig {
     fn default() -> Self {
         FairnessConfig {
-            alpha: 0.05,
+            // One in 25 per review, not one in 20: looked at after every throw,
+            // the test spends a little more than its nominal α on some sets (5.2 %
+            // of 1,000 fair journals at 60 % flat), and the floor is at most one
+            // false flag in 20.
+            alpha: 0.04,
             review_throws: 400,
             expected_flat_share: None,
         }
