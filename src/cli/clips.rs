@@ -5,9 +5,6 @@
 //! Shell: files, OpenCV's video reader and the terminal.
 
 use crate::cli::InputError;
-use opencv::core::Mat;
-use opencv::prelude::*;
-use opencv::videoio::{VideoCapture, CAP_ANY};
 use std::path::Path;
 use yut_match::{EvidenceRef, MatchState};
 use yutstation::journal::{hash_of, EvidenceStore, Journal, DB_FILE};
@@ -46,7 +43,9 @@ pub fn export(journal: &Journal, game: &MatchState, n: u32, folder: &Path) -> an
         .map_err(|e| InputError(format!("cannot create {}: {e}", folder.display())))?;
     let (mut copied, mut missing) = (0, 0);
     for t in game.throws() {
-        let Some(clip) = &t.verdict.clip else { continue };
+        let Some(clip) = &t.verdict.clip else {
+            continue;
+        };
         match journal.evidence(clip) {
             Ok(bytes) => {
                 std::fs::write(folder.join(clip_name(n, t.number)), bytes)?;
@@ -70,21 +69,6 @@ pub fn export(journal: &Journal, game: &MatchState, n: u32, folder: &Path) -> an
     Ok(())
 }
 
-/// Frames, width and height of a clip, decoded by OpenCV.
-pub fn decode(bytes: &[u8]) -> anyhow::Result<(u32, i32, i32)> {
-    let path = std::env::temp_dir().join(format!("yutstation-check-{}.webm", std::process::id()));
-    std::fs::write(&path, bytes)?;
-    let mut cap = VideoCapture::from_file(&path.to_string_lossy(), CAP_ANY)?;
-    let (mut frames, mut w, mut h) = (0, 0, 0);
-    let mut m = Mat::default();
-    while cap.read(&mut m).unwrap_or(false) && !m.empty() {
-        frames += 1;
-        (w, h) = (m.cols(), m.rows());
-    }
-    let _ = std::fs::remove_file(&path);
-    Ok((frames, w, h))
-}
-
 pub fn list(dir: &Path, check: bool) -> anyhow::Result<()> {
     let journal = open(dir)?;
     let throws: usize = journal.log().games.iter().map(|g| g.throws().count()).sum();
@@ -96,7 +80,7 @@ pub fn list(dir: &Path, check: bool) -> anyhow::Result<()> {
                 present += 1;
                 bytes_all += bytes.len() as u64;
                 if check {
-                    match decode(&bytes) {
+                    match yutstation::station::clip::decode(&bytes) {
                         Ok((frames, w, h)) if frames >= 2 => println!(
                             "game {game} throw {throw}: {} kB, {frames} frames {w}x{h}",
                             bytes.len() / 1000

@@ -11,7 +11,7 @@
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
-use opencv::videoio::{VideoWriter, CAP_FFMPEG};
+use opencv::videoio::{VideoCapture, VideoWriter, CAP_ANY, CAP_FFMPEG};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
@@ -169,7 +169,10 @@ impl ClipRecorder {
 fn scaled(image: &Mat) -> opencv::Result<Mat> {
     let f = f64::from(CLIP_WIDTH) / f64::from(image.cols().max(1));
     let mut out = Mat::default();
-    let size = Size::new(CLIP_WIDTH, ((f64::from(image.rows()) * f).round() as i32) & !1);
+    let size = Size::new(
+        CLIP_WIDTH,
+        ((f64::from(image.rows()) * f).round() as i32) & !1,
+    );
     imgproc::resize(image, &mut out, size, 0.0, 0.0, imgproc::INTER_AREA)?;
     Ok(out)
 }
@@ -216,4 +219,28 @@ fn encode(frames: Receiver<ToEncoder>, size: Size, fps: f64) -> Result<Vec<u8>, 
     })();
     let _ = std::fs::remove_file(&path);
     result
+}
+
+/// Decode a clip with OpenCV: its frames, width and height (a clip that plays
+/// has two frames or more).
+pub fn decode(bytes: &[u8]) -> anyhow::Result<(u32, i32, i32)> {
+    static CHECKS: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "yutstation-check-{}-{}.webm",
+        std::process::id(),
+        CHECKS.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&path, bytes)?;
+    let decoded = (|| -> opencv::Result<(u32, i32, i32)> {
+        let mut cap = VideoCapture::from_file(&path.to_string_lossy(), CAP_ANY)?;
+        let (mut frames, mut w, mut h) = (0, 0, 0);
+        let mut m = Mat::default();
+        while cap.read(&mut m).unwrap_or(false) && !m.empty() {
+            frames += 1;
+            (w, h) = (m.cols(), m.rows());
+        }
+        Ok((frames, w, h))
+    })();
+    let _ = std::fs::remove_file(&path);
+    Ok(decoded?)
 }

@@ -297,9 +297,16 @@ fn byte_range(headers: &HeaderMap, len: usize) -> Option<Result<(usize, usize), 
             (len.saturating_sub(n), len.checked_sub(1)?)
         }
         (from, "") => (from.parse().ok()?, len.checked_sub(1)?),
-        (from, to) => (from.parse().ok()?, to.parse::<usize>().ok()?.min(len.checked_sub(1)?)),
+        (from, to) => (
+            from.parse().ok()?,
+            to.parse::<usize>().ok()?.min(len.checked_sub(1)?),
+        ),
     };
-    Some(if from <= to && to < len { Ok((from, to)) } else { Err(()) })
+    Some(if from <= to && to < len {
+        Ok((from, to))
+    } else {
+        Err(())
+    })
 }
 
 #[derive(Deserialize)]

@@ -34,29 +34,45 @@ fn setup() -> MatchSetup {
 /// A journal in which `read_throws` throws had all four sticks read: stick 0 is
 /// the marked one, and stick `i` lands flat face up with chance `flat[i]`.
 pub fn journal(flat: [f64; 4], read_throws: usize, seed: u64) -> MatchLog {
+    generate(flat, read_throws, seed).0
+}
+
+/// The entries of [`journal`], as a station appends them.
+pub fn entries(flat: [f64; 4], read_throws: usize, seed: u64) -> Vec<Entry> {
+    generate(flat, read_throws, seed).1
+}
+
+fn generate(flat: [f64; 4], read_throws: usize, seed: u64) -> (MatchLog, Vec<Entry>) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut log = MatchLog::default();
+    let mut entries = Vec::new();
     let mut read = 0;
-    let step = |log: &mut MatchLog, action: Action| {
+    let step = |log: &mut MatchLog, entries: &mut Vec<Entry>, action: Action| {
         let at = log.last_at + 100;
-        log.apply(&Entry::Event(MatchEvent::new(at, action)))
-            .expect("simulated events are legal");
+        let entry = Entry::Event(MatchEvent::new(at, action));
+        log.apply(&entry).expect("simulated events are legal");
+        entries.push(entry);
     };
     while read < read_throws {
         let game = log.current().filter(|g| !g.is_over()).cloned();
         let Some(game) = game else {
-            log.apply(&Entry::NewGame {
+            let entry = Entry::NewGame {
                 at_ms: log.last_at + 100,
                 setup: setup(),
-            })
-            .expect("a valid setup");
-            step(&mut log, Action::Start);
+            };
+            log.apply(&entry).expect("a valid setup");
+            entries.push(entry);
+            step(&mut log, &mut entries, Action::Start);
             continue;
         };
         match game.game().phase() {
             Phase::Move => {
                 let moves = legal_moves(game.game());
-                step(&mut log, Action::Move(moves[rng.gen_range(0..moves.len())]));
+                step(
+                    &mut log,
+                    &mut entries,
+                    Action::Move(moves[rng.gen_range(0..moves.len())]),
+                );
             }
             _ => {
                 let up: Vec<bool> = flat.iter().map(|p| rng.gen_bool(*p)).collect();
@@ -91,11 +107,11 @@ pub fn journal(flat: [f64; 4], read_throws: usize, seed: u64) -> MatchLog {
                     confidence: Some(0.99),
                     ..Verdict::entered(result)
                 };
-                step(&mut log, Action::Throw { verdict });
+                step(&mut log, &mut entries, Action::Throw { verdict });
             }
         }
     }
-    log
+    (log, entries)
 }
 
 /// How often the flag was raised over many simulated journals.
