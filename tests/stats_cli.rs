@@ -39,7 +39,10 @@ fn stats_flag_a_marked_stick_that_lands_flat_far_more_often() {
         out.contains("FLAG: the marked stick differs from its three siblings"),
         "{out}"
     );
-    assert!(out.contains("by thrower:") && out.contains("시험 윷 / 청1"), "{out}");
+    assert!(
+        out.contains("by thrower:") && out.contains("시험 윷 / 청1"),
+        "{out}"
+    );
     assert!(out.contains("win chances over game"), "{out}");
 
     let csv = text(run(&["stats", path, "--csv", "-"]));
@@ -87,13 +90,22 @@ fn clips_are_exported_then_pruned_and_stills_stay() {
     drop(j);
 
     let listed = text(run(&["journal", "clips", path]));
-    assert!(listed.contains("1 throws, 1 with a clip, 1 clips on disk"), "{listed}");
+    assert!(
+        listed.contains("1 throws, 1 with a clip, 1 clips on disk"),
+        "{listed}"
+    );
     assert!(listed.contains("a day of play"), "{listed}");
 
     // Nothing exported yet: nothing pruned.
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().to_str().unwrap();
-    let pruned = text(run(&["journal", "prune-clips", path, "--exported", out_path]));
+    let pruned = text(run(&[
+        "journal",
+        "prune-clips",
+        path,
+        "--exported",
+        out_path,
+    ]));
     assert!(pruned.starts_with("0 clip(s) pruned"), "{pruned}");
 
     text(run(&[
@@ -101,7 +113,13 @@ fn clips_are_exported_then_pruned_and_stills_stay() {
     ]));
     let copy = out_dir.path().join("game-1-throw-1.webm");
     assert_eq!(std::fs::read(&copy).unwrap(), b"a clip's bytes");
-    let pruned = text(run(&["journal", "prune-clips", path, "--exported", out_path]));
+    let pruned = text(run(&[
+        "journal",
+        "prune-clips",
+        path,
+        "--exported",
+        out_path,
+    ]));
     assert!(pruned.starts_with("1 clip(s) pruned"), "{pruned}");
 
     let store = EvidenceStore::new(dir.path().join("evidence"));
@@ -110,7 +128,14 @@ fn clips_are_exported_then_pruned_and_stills_stay() {
     let (j, problems) = Journal::open(dir.path()).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(
-        j.log().current().unwrap().throws().next().unwrap().verdict.clip,
+        j.log()
+            .current()
+            .unwrap()
+            .throws()
+            .next()
+            .unwrap()
+            .verdict
+            .clip,
         Some(clip),
         "the journal keeps the reference"
     );
