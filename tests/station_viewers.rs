@@ -147,7 +147,7 @@ async fn a_slow_viewer_gets_the_newest_state_not_a_backlog() {
         out.send_replace(Arc::new(Published {
             seq,
             state_json: format!(r#"{{"seq":{seq},"pad":"{pad}"}}"#).into(),
-            call_json: None,
+            ..Default::default()
         }));
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

@@ -205,6 +205,7 @@ impl Station {
             }),
             truths: VecDeque::new(),
             last_call_key: None,
+            last_call: None,
             motion_ms: None,
             logs: logs_tx,
             insight: insight_rx.clone(),
@@ -339,6 +340,8 @@ struct Core {
     autopilot: Option<Pilot>,
     truths: VecDeque<RenderedThrow>,
     last_call_key: Option<(u32, u32, Option<ThrowResult>, &'static str)>,
+    /// The newest call as published: the seq that made it, and its JSON.
+    last_call: Option<(u64, Arc<str>)>,
     /// When the current throw's sticks were first seen moving (station time).
     motion_ms: Option<Millis>,
     /// The folded journal goes to the insight task after every append.
@@ -713,22 +716,22 @@ impl Core {
         let key = call
             .as_ref()
             .map(|c| (station.game_number(), c.throw, c.result, c.source));
-        let call_json = if change && key.is_some() && key != self.last_call_key {
+        if change && key.is_some() && key != self.last_call_key {
             self.last_call_key = key;
             let c = call.expect("key implies a call");
             if self.print_calls {
                 print_call(station, &c);
             }
-            Some(Arc::from(
-                serde_json::to_string(&c).expect("calls serialise"),
-            ))
-        } else {
-            None
-        };
+            self.last_call = Some((
+                self.seq,
+                Arc::from(serde_json::to_string(&c).expect("calls serialise")),
+            ));
+        }
         self.published.send_replace(Arc::new(Published {
             seq: self.seq,
             state_json: json.into(),
-            call_json,
+            call_json: self.last_call.as_ref().map(|(_, c)| c.clone()),
+            call_seq: self.last_call.as_ref().map_or(0, |(seq, _)| *seq),
         }));
         self.gate.send_if_modified(|g| {
             let new = throw_gate(station, now);

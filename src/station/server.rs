@@ -508,6 +508,8 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
     send!(json!({ "type": "hello", "id": next_id(), "api": API, "role": role }).to_string());
     let current = published.borrow_and_update().clone();
     send!(state_message(next_id(), &current));
+    // The call already made when the viewer came is in the state it was sent.
+    let mut call_sent = current.call_seq;
     let mut heartbeat =
         tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -519,12 +521,16 @@ async fn session(socket: WebSocket, hub: Hub, who: Option<String>) {
                 }
                 let newest = published.borrow_and_update().clone();
                 send!(state_message(next_id(), &newest));
-                if let Some(call) = &newest.call_json {
-                    send!(format!(
-                        r#"{{"type":"call","id":{},"seq":{},"call":{call}}}"#,
-                        next_id(),
-                        newest.seq
-                    ));
+                match &newest.call_json {
+                    Some(call) if newest.call_seq != call_sent => {
+                        call_sent = newest.call_seq;
+                        send!(format!(
+                            r#"{{"type":"call","id":{},"seq":{},"call":{call}}}"#,
+                            next_id(),
+                            newest.call_seq
+                        ));
+                    }
+                    _ => {}
                 }
                 heartbeat.reset();
             }
