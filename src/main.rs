@@ -36,6 +36,9 @@ enum CliCommand {
     /// Station profiles: what one holds, and forgetting what it learned.
     #[command(subcommand)]
     Profile(cli::profile::ProfileCommand),
+    /// Stick fairness and win chances from a station's journal (terminal, CSV), and
+    /// the checks of both on simulated games and journals.
+    Stats(cli::stats::StatsArgs),
     /// Throw-height sensor: live readings and link health for set-up.
     #[command(subcommand)]
     Sensor(cli::sensor::SensorCommand),
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         CliCommand::Journal(command) => cli::journal::run(command),
         CliCommand::Profile(command) => cli::profile::run(command),
         CliCommand::Sensor(command) => cli::sensor::run(command),
+        CliCommand::Stats(args) => cli::stats::run(args),
         CliCommand::Vision(command) => cli::vision::run(command),
     };
     cli::finish(outcome)

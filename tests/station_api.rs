@@ -364,7 +364,7 @@ async fn websocket_hello_state_heartbeat_commands_and_calls() {
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec![],
             height_mm: None,
-            manual: false,
+            ..Default::default()
         })
         .await
         .unwrap();

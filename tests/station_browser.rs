@@ -270,7 +270,7 @@ async fn referee_console_and_display_in_a_browser() {
             evidence: vec![EvidenceRef::try_from(hash.clone()).unwrap()],
             flags: vec!["on_line".into()],
             height_mm: None,
-            manual: false,
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -585,5 +585,111 @@ async fn the_console_draws_only_the_login_before_anyone_logs_in() {
         .await
         .unwrap();
     assert_eq!(login_shown, json!(true));
+    c.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_replays_a_throw_and_stats_show_the_sticks() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let s = StandIn::start().await;
+    let token = login(s.addr, "김심판").await;
+    for cmd in [json!({ "kind": "new_game" }), json!({ "kind": "start" })] {
+        assert_eq!(command(s.addr, &token, cmd).await.0, 200);
+    }
+    // A camera throw with its sticks read and its replay clip.
+    let still = s.put_evidence(&common::rendered_jpeg(13));
+    let clip = s.put_evidence(&common::replay_clip());
+    s.camera
+        .send(Verdict {
+            result: Some(ThrowResult::Gae),
+            confidence: Some(0.98),
+            evidence: vec![EvidenceRef::try_from(still).unwrap()],
+            sticks: Some(yut_match::SticksRead {
+                set: "공식 윷 1".into(),
+                mat: "circle:160".into(),
+                faces: "RMFR".into(),
+            }),
+            clip: Some(EvidenceRef::try_from(clip.clone()).unwrap()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let c = driver.client().await;
+    c.goto(&s.url("/console")).await.unwrap();
+    until(&c, "login form", "!document.getElementById('login').hidden").await;
+    type_into(&c, "#login-who", "김심판").await;
+    type_into(&c, "#login-pin", common::PIN).await;
+    click(&c, "#login-go").await;
+    // The throw is shown; its clip loads and decodes in the browser.
+    until(
+        &c,
+        "replay",
+        "!document.getElementById('replay-box').hidden && document.getElementById('replay').readyState >= 2",
+    )
+    .await;
+    assert_eq!(
+        c.execute(
+            "const v = document.getElementById('replay'); return [v.getAttribute('src'), v.videoWidth, v.duration > 1];",
+            vec![]
+        )
+        .await
+        .unwrap(),
+        json!([format!("/clip/{clip}"), 640, true])
+    );
+    // Slow motion plays on; a frame step moves by one frame; the end is the call.
+    click(&c, "#replay-quarter").await;
+    until(
+        &c,
+        "slow motion",
+        "document.getElementById('replay').currentTime > 0.1 && document.getElementById('replay').playbackRate === 0.25",
+    )
+    .await;
+    click(&c, "#replay-end").await;
+    until(
+        &c,
+        "the end",
+        "(() => { const v = document.getElementById('replay'); return v.paused && Math.abs(v.currentTime - v.duration) < 0.01; })()",
+    )
+    .await;
+    click(&c, "#replay-back").await;
+    until(
+        &c,
+        "a frame back",
+        "(() => { const v = document.getElementById('replay'); return Math.abs(v.duration - v.currentTime - 1 / 15) < 0.01; })()",
+    )
+    .await;
+    shot(&c, "console-replay").await;
+
+    // The statistics page: the set's shares, and the line over the game.
+    c.goto(&s.url("/stats")).await.unwrap();
+    let sets = until(
+        &c,
+        "stick sets",
+        "document.getElementById('sets').textContent.includes('공식 윷 1') && document.getElementById('sets').textContent",
+    )
+    .await;
+    // One throw read: the marked stick flat (1 of 1), one plain stick of three.
+    let sets = sets.as_str().unwrap();
+    assert!(sets.contains("100.0%") && sets.contains("33.3%"), "{sets}");
+    until(
+        &c,
+        "win line",
+        "document.querySelector('#line path.win-line') && document.querySelector('#line path.win-line').getAttribute('d').length > 10",
+    )
+    .await;
+    shot(&c, "stats").await;
+
+    // The display shows the chances, small.
+    c.goto(&s.url("/display")).await.unwrap();
+    let chances = until(
+        &c,
+        "chances",
+        "document.getElementById('chances').textContent.includes('%') && document.getElementById('chances').textContent",
+    )
+    .await;
+    assert!(chances.as_str().unwrap().contains("청팀"), "{chances}");
+    shot(&c, "display-chances").await;
     c.close().await.unwrap();
 }

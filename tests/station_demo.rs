@@ -104,6 +104,13 @@ fn rendered_throws_are_judged_recorded_with_evidence_and_checked_against_the_tru
         let jpeg = journal.evidence(&v.evidence[0]).unwrap();
         assert_eq!(&jpeg[..2], &[0xff, 0xd8], "a JPEG");
         assert!(v.confidence.is_some());
+        // The sticks as read, for the fairness statistics.
+        let sticks = v.sticks.as_ref().expect("a camera throw keeps its sticks");
+        assert_eq!(sticks.set, "demo");
+        // And its replay clip, from release to rest, which decodes.
+        let clip = journal.evidence(v.clip.as_ref().expect("a clip")).unwrap();
+        let (frames, width, _) = yutstation::station::clip::decode(&clip).unwrap();
+        assert!(frames >= 5 && width == 640, "{frames} frames, {width} wide");
     }
 }
 

@@ -128,6 +128,7 @@ async fn a_slow_viewer_gets_the_newest_state_not_a_backlog() {
         live,
         evidence: Arc::new(yutstation::journal::EvidenceStore::new(dir.path().into())),
         pin: "1".into(),
+        insight: watch::channel(Default::default()).1,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -146,7 +147,7 @@ async fn a_slow_viewer_gets_the_newest_state_not_a_backlog() {
         out.send_replace(Arc::new(Published {
             seq,
             state_json: format!(r#"{{"seq":{seq},"pad":"{pad}"}}"#).into(),
-            call_json: None,
+            ..Default::default()
         }));
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

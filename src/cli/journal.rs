@@ -22,6 +22,24 @@ pub enum JournalCommand {
         data_dir: PathBuf,
         #[arg(long)]
         game: u32,
+        /// Also copy the game's replay clips into this folder
+        /// (`game-N-throw-M.webm`).
+        #[arg(long)]
+        clips: Option<PathBuf>,
+    },
+    /// List every throw's replay clip: its size, and (`--check`) whether it
+    /// decodes; the storage a day of play takes.
+    Clips {
+        data_dir: PathBuf,
+        #[arg(long)]
+        check: bool,
+    },
+    /// Delete the replay clips that an export folder holds byte for byte (never
+    /// stills, never events): after `journal export --clips`.
+    PruneClips {
+        data_dir: PathBuf,
+        #[arg(long)]
+        exported: PathBuf,
     },
     /// Measure appends (each fsynced) and the restart (open + fold) on a new journal.
     Bench {
@@ -45,7 +63,15 @@ pub enum JournalCommand {
 pub fn run(command: JournalCommand) -> anyhow::Result<()> {
     match command {
         JournalCommand::Show { data_dir } => show(&data_dir),
-        JournalCommand::Export { data_dir, game } => export(&data_dir, game),
+        JournalCommand::Export {
+            data_dir,
+            game,
+            clips,
+        } => export(&data_dir, game, clips.as_deref()),
+        JournalCommand::Clips { data_dir, check } => super::clips::list(&data_dir, check),
+        JournalCommand::PruneClips { data_dir, exported } => {
+            super::clips::prune(&data_dir, &exported)
+        }
         JournalCommand::Bench { data_dir, events } => bench(&data_dir, events),
         JournalCommand::AppendBench {
             data_dir,
@@ -300,7 +326,7 @@ fn input_text(input: &Input) -> String {
     }
 }
 
-fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
+fn export(dir: &Path, game: u32, clips: Option<&Path>) -> anyhow::Result<()> {
     let (journal, problems) = open_existing(dir)?;
     whole(dir, &problems)?;
     let games = &journal.log().games;
@@ -324,6 +350,9 @@ fn export(dir: &Path, game: u32) -> anyhow::Result<()> {
         .count();
     if invalid > 0 {
         eprintln!("yutstation: {invalid} move(s) invalidated by corrections are not in the record");
+    }
+    if let Some(folder) = clips {
+        super::clips::export(&journal, state, game, folder)?;
     }
     Ok(())
 }

@@ -3,12 +3,14 @@
 //!
 //! Shell: arguments, files, the terminal, exit statuses.
 
+pub mod clips;
 pub mod game;
 pub mod gostop;
 pub mod journal;
 pub mod profile;
 pub mod random_game;
 pub mod station;
+pub mod stats;
 pub mod vision;
 
 use std::io::Read;

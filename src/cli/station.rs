@@ -270,8 +270,15 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
         }
         let t = tally.borrow().clone();
         let secs = started.elapsed().as_secs_f64();
+        let insight = station.insight.borrow().clone();
         station.stop();
         print_summary(&t, secs);
+        if let (Some(median), Some(most)) = (insight.update_ms_median, insight.update_ms_max) {
+            println!(
+                "  win chances: {} updates (the newest position first), median {median:.0} ms, most {most:.0} ms each",
+                insight.updates
+            );
+        }
         return Ok(());
     }
     println!(

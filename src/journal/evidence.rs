@@ -79,6 +79,17 @@ impl EvidenceStore {
     }
 }
 
+impl EvidenceStore {
+    /// Remove a replay clip once it has been exported (`journal prune-clips`):
+    /// clips are the one kind of evidence that may go; stills and events never
+    /// do. The journal keeps the reference.
+    pub fn remove_clip(&self, hash: &EvidenceRef) -> io::Result<()> {
+        let path = self.path_of(hash);
+        fs::remove_file(&path)?;
+        sync_dir(path.parent().expect("evidence paths have a folder"))
+    }
+}
+
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }

@@ -111,7 +111,7 @@ fn evidence_is_stored_by_content_hash() {
         evidence: vec![h.clone()],
         flags: vec![],
         height_mm: None,
-        manual: false,
+        ..Default::default()
     };
     j.append(&ev(2, Action::Throw { verdict })).unwrap();
     drop(j);

@@ -5,7 +5,9 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 use yut_match::MatchLog;
-use yut_match::{self, EvidenceRef, MatchSetup, MatchState, Player, Posture, TeamSetup};
+use yut_match::{
+    self, EvidenceRef, MatchSetup, MatchState, Player, Posture, SticksRead, TeamSetup,
+};
 use yut_rules::yut::{legal_moves, GameState, Move, Phase, ThrowResult};
 use yut_sensor::HeightCheck;
 use yut_vision::{self, Reason};
@@ -58,6 +60,31 @@ pub fn referee_verdict(
         flags,
         height_mm: height_mm.map(|h| h.round().max(0.0) as u32),
         manual: false,
+        sticks: None,
+        clip: None,
+    }
+}
+
+/// The sticks of a reading as the journal keeps them for the fairness
+/// statistics: one letter per stick found (`yut_match::SticksRead`), with the
+/// names of the stick set and the mat.
+pub fn sticks_read(v: &yut_vision::ThrowReading, set: &str, mat: &str) -> SticksRead {
+    use yut_vision::{Face, Placement};
+    let faces = v
+        .sticks
+        .iter()
+        .map(|s| match (s.placement, s.face) {
+            (Placement::OffMat, _) => 'X',
+            (_, Face::Front) if s.marked => 'M',
+            (_, Face::Front) => 'F',
+            (_, Face::Back) => 'R',
+            (_, Face::Unsure) => '?',
+        })
+        .collect();
+    SticksRead {
+        set: set.to_string(),
+        mat: mat.to_string(),
+        faces,
     }
 }
 
@@ -184,6 +211,25 @@ mod tests {
             "the best guess is proposed"
         );
         assert_eq!(unclear.flags, vec!["on_edge", "low_confidence"]);
+    }
+
+    #[test]
+    fn the_sticks_are_kept_one_letter_each() {
+        let mut v = vision_verdict(Some(ThrowResult::Gae), vec![]);
+        let stick = v.sticks[0].clone();
+        v.sticks = vec![stick.clone(); 4];
+        v.sticks[1].marked = true;
+        v.sticks[2].face = Face::Back;
+        v.sticks[3].face = Face::Unsure;
+        let read = sticks_read(&v, "공식 A", "circle:160");
+        assert_eq!(read.faces, "FMR?");
+        assert_eq!(read.faces_up(), None, "a face not read");
+        v.sticks[3].face = Face::Back;
+        v.sticks[0].placement = Placement::OffMat;
+        assert_eq!(sticks_read(&v, "a", "b").faces, "XMRR");
+        v.sticks[0].placement = Placement::OnLine;
+        let up = sticks_read(&v, "a", "b").faces_up().unwrap();
+        assert_eq!(up.result(), ThrowResult::Gae);
     }
 
     #[test]

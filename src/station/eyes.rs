@@ -33,6 +33,11 @@ pub enum Seen {
     Judged {
         verdict: ThrowReading,
         evidence: Vec<u8>,
+        /// The sticks as read, with the names of the set and the mat, for the
+        /// journal (`None` where the judge keeps none).
+        sticks: Option<yut_match::SticksRead>,
+        /// The throw from release to rest as a video (WebM), if it was recorded.
+        clip: Option<Vec<u8>>,
         /// When the sticks were first seen moving, and when they stopped.
         motion_ms: Millis,
         still_ms: Millis,
@@ -131,6 +136,7 @@ pub fn run(
     let mut newest: Option<Mat> = None;
     let mut cal = Calibrating::default();
     let mut recent: std::collections::VecDeque<Recent> = Default::default();
+    let mut clips = super::clip::ClipRecorder::default();
     let mut status = "";
     let say_status = |s: &'static str, status: &mut &'static str| {
         if *status != s {
@@ -183,6 +189,9 @@ pub fn run(
             }
         };
         let t = frame.at_ms;
+        if setup.detector.is_some() {
+            clips.frame(t, &frame.image);
+        }
         if let (Some(det), Some(empty_mat)) = (&setup.detector, &empty_mat) {
             let judged = (|| -> opencv::Result<Option<Seen>> {
                 let small = settle::small_grey(&frame.image)?;
@@ -190,6 +199,7 @@ pub fn run(
                 prev = Some(small);
                 Ok(match tracker.update(stats) {
                     Some(SettleEvent::ThrowStarted) => {
+                        clips.throw_started(t);
                         motion_ms = t;
                         last_verdict = None;
                         say_status("moving", &mut status);
@@ -205,6 +215,10 @@ pub fn run(
                             Some(&verdict),
                         )?;
                         let evidence = overlay::jpeg(&annotated, 1280, 85)?;
+                        let clip = clips.finish(&annotated);
+                        if let Some(problem) = &clips.last_problem {
+                            eprintln!("yutstation: no replay clip: {problem}");
+                        }
                         last_verdict = Some(verdict.clone());
                         if det.taught.taught_reader.is_some() {
                             recent.push_back(Recent {
@@ -217,9 +231,16 @@ pub fn run(
                             }
                         }
                         say_status("judged", &mut status);
+                        let sticks = super::core::sticks_read(
+                            &verdict,
+                            &set_name(&setup),
+                            &det.calibration.mat.to_string(),
+                        );
                         Some(Seen::Judged {
                             verdict,
                             evidence,
+                            sticks: Some(sticks),
+                            clip,
                             motion_ms,
                             still_ms: first_still_ms,
                             judged_ms: t,
@@ -231,6 +252,7 @@ pub fn run(
                         None
                     }
                     Some(SettleEvent::PickedUpBeforeCall) => {
+                        clips.abandon();
                         say_status("empty", &mut status);
                         Some(Seen::PickedUpBeforeCall { at_ms: t })
                     }
@@ -260,6 +282,17 @@ pub fn run(
         }
         newest = Some(frame.image);
     }
+}
+
+/// The stick set's name in the journal: its profile's file name (a set is
+/// taught into a profile of its own), or `demo` for the demo's rendered set.
+fn set_name(setup: &VisionSetup) -> String {
+    setup
+        .profile_path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().trim_end_matches(".toml").to_string())
+        .unwrap_or_else(|| "demo".into())
 }
 
 fn reply(ok: bool, message: impl Into<String>, checks: Vec<Check>) -> CalibrateReply {

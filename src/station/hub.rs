@@ -19,8 +19,12 @@ pub struct Published {
     /// The state as JSON (`docs/station-api.md`, "State"), serialised once for all
     /// viewers.
     pub state_json: Arc<str>,
-    /// The call made by this change, if any, as JSON (the `call` message's body).
+    /// The newest call, as JSON (the `call` message's body), and the seq of the
+    /// change that made it. Later changes carry it on, so a viewer whose session
+    /// skipped that change (a newer one, such as new win chances, replaced it before
+    /// the session read it) is still sent the call, once.
     pub call_json: Option<Arc<str>>,
+    pub call_seq: u64,
 }
 
 /// A calibration step (`POST /api/calibrate/{step}`).
@@ -80,6 +84,9 @@ pub struct Hub {
     pub evidence: Arc<EvidenceStore>,
     /// The referee PIN.
     pub pin: Arc<str>,
+    /// The win chances, the line over the game and the stick fairness, as the
+    /// insight task last worked them out.
+    pub insight: watch::Receiver<Arc<super::insight::Insight>>,
 }
 
 impl Hub {

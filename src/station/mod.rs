@@ -4,15 +4,18 @@
 //!
 //! Pure (no I/O, time passed in): [`command`], [`view`], [`core`], [`auth`],
 //! [`board_view`].
-//! Shell: [`hub`] (the seam between the tasks and the web server), [`server`]
+//! Shell: [`clip`] (replay clips), [`hub`] (the seam between the tasks and the web server), [`insight`]
+//! (win chances and stick fairness, off the core thread), [`server`]
 //! (axum: pages, WebSocket, login), [`run`] (the tasks).
 
 pub mod auth;
 pub mod board_view;
+pub mod clip;
 pub mod command;
 pub mod core;
 pub mod eyes;
 pub mod hub;
+pub mod insight;
 pub mod overlay;
 pub mod run;
 pub mod server;

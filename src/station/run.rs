@@ -14,6 +14,7 @@ use super::command::{self, signed, Command};
 use super::core::{self as decide, throw_gate, ThrowGate};
 use super::eyes::{self, Ask, Seen, VisionInput, VisionSetup};
 use super::hub::{Hub, Published, Request};
+use super::insight::{self, Insight};
 use super::sim_camera::RenderedThrow;
 use super::view::{self, Health};
 use crate::capture::{Clock, FrameSource};
@@ -69,6 +70,8 @@ pub struct Station {
     pub truths: mpsc::Sender<RenderedThrow>,
     /// What the demo's scorekeeper counted so far.
     pub tally: watch::Receiver<Tally>,
+    /// The win chances and stick fairness, as the insight task works them out.
+    pub insight: watch::Receiver<Arc<Insight>>,
     core_tx: mpsc::Sender<CoreMsg>,
     /// What the vision thread sends the core (see [`Station::sightings`]).
     seen: mpsc::Sender<Seen>,
@@ -100,6 +103,8 @@ pub struct Tally {
 
 enum CoreMsg {
     Request(Request),
+    /// The insight task has new win chances.
+    Insight,
     Seen(Seen),
     Truth(RenderedThrow),
     Stop,
@@ -170,6 +175,25 @@ impl Station {
         forward("seen", seen_rx, core_tx.clone(), CoreMsg::Seen)?;
         let seen = seen_tx.clone();
         forward("truths", truth_rx, core_tx.clone(), CoreMsg::Truth)?;
+        // The insight task: win chances and stick fairness, off the core thread.
+        let fairness = insight::fairness_config(&opts.data_dir).unwrap_or_else(|e| {
+            health.problem(format!("{e}; the defaults are used"));
+            Default::default()
+        });
+        let (logs_tx, logs_rx) = mpsc::channel::<Arc<MatchLog>>();
+        let (insight_tx, insight_rx) = watch::channel(Arc::new(Insight::default()));
+        let wake = std::sync::Mutex::new(core_tx.clone());
+        threads.push(
+            std::thread::Builder::new()
+                .name("insight".into())
+                .spawn(move || {
+                    insight::run(logs_rx, fairness, insight_tx, || {
+                        if let Ok(core) = wake.lock() {
+                            let _ = core.send(CoreMsg::Insight);
+                        }
+                    })
+                })?,
+        );
         let setup = opts.vision;
         let stopping: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let stop_vision = stopping.clone();
@@ -199,7 +223,12 @@ impl Station {
             }),
             truths: VecDeque::new(),
             last_call_key: None,
+            last_call: None,
             motion_ms: None,
+            logs: logs_tx,
+            insight: insight_rx.clone(),
+            appended: 0,
+            sent_logs: None,
         };
         core.publish(true);
         threads.push(
@@ -214,10 +243,12 @@ impl Station {
                 live,
                 evidence,
                 pin: opts.pin.into(),
+                insight: insight_rx.clone(),
             },
             gate,
             truths: truth_tx,
             tally,
+            insight: insight_rx,
             core_tx,
             seen,
             threads,
@@ -327,8 +358,16 @@ struct Core {
     autopilot: Option<Pilot>,
     truths: VecDeque<RenderedThrow>,
     last_call_key: Option<(u32, u32, Option<ThrowResult>, &'static str)>,
+    /// The newest call as published: the seq that made it, and its JSON.
+    last_call: Option<(u64, Arc<str>)>,
     /// When the current throw's sticks were first seen moving (station time).
     motion_ms: Option<Millis>,
+    /// The folded journal goes to the insight task after every append.
+    logs: mpsc::Sender<Arc<MatchLog>>,
+    insight: watch::Receiver<Arc<Insight>>,
+    /// Appends so far, and how many the insight task was last sent.
+    appended: u64,
+    sent_logs: Option<u64>,
 }
 
 /// How long a rendered throw may go without a camera call before the demo's
@@ -347,6 +386,7 @@ impl Core {
             let changed = match rx.recv_timeout(tick) {
                 Ok(CoreMsg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                 Ok(CoreMsg::Request(r)) => self.request(r),
+                Ok(CoreMsg::Insight) => true,
                 Ok(CoreMsg::Seen(s)) => self.seen(s),
                 Ok(CoreMsg::Truth(t)) => {
                     self.truths.push_back(t);
@@ -369,6 +409,7 @@ impl Core {
 
     fn append(&mut self, entry: Entry) -> Result<i64, String> {
         let id = self.journal.append(&entry).map_err(|e| e.to_string())?;
+        self.appended += 1;
         if let Some(p) = &mut self.autopilot {
             p.since = entry.at_ms();
         }
@@ -476,10 +517,18 @@ impl Core {
             Seen::Judged {
                 verdict,
                 evidence,
+                sticks,
+                clip,
                 motion_ms,
                 still_ms,
                 judged_ms,
-            } => self.judged(verdict, evidence, motion_ms, still_ms, judged_ms),
+            } => self.judged(
+                verdict,
+                evidence,
+                sticks,
+                clip,
+                (motion_ms, still_ms, judged_ms),
+            ),
         }
     }
 
@@ -487,9 +536,9 @@ impl Core {
         &mut self,
         verdict: yut_vision::ThrowReading,
         evidence: Vec<u8>,
-        motion_ms: Millis,
-        still_ms: Millis,
-        judged_ms: Millis,
+        sticks: Option<yut_match::SticksRead>,
+        clip: Option<Vec<u8>>,
+        (motion_ms, still_ms, judged_ms): (Millis, Millis, Millis),
     ) -> bool {
         let Some(game) = self.journal.log().current() else {
             self.health
@@ -525,7 +574,17 @@ impl Core {
             }
             _ => yut_sensor::check_without_sensor(),
         };
-        let v = decide::referee_verdict(&verdict, evidence, &height);
+        let mut v = decide::referee_verdict(&verdict, evidence, &height);
+        v.sticks = sticks;
+        // The clip beside the still: a clip that cannot be stored loses nothing
+        // of the call, only the replay.
+        v.clip = clip.and_then(|bytes| match self.journal.put_evidence(&bytes) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                self.health.problem(format!("replay clip not stored: {e}"));
+                None
+            }
+        });
         let at = judged_ms.max(self.journal.log().last_at);
         let truth = self.truths.pop_front();
         let entry = Entry::Event(MatchEvent::new(at, Action::Throw { verdict: v.clone() }));
@@ -688,27 +747,36 @@ impl Core {
             };
         }
         let station = self.journal.log();
-        let json = view::state_json(station, now, self.seq, &self.health);
+        if self.sent_logs != Some(self.appended) {
+            self.sent_logs = Some(self.appended);
+            let _ = self.logs.send(Arc::new(station.clone()));
+        }
+        let win = self.insight.borrow().win.clone().map(|mut w| {
+            w.current = w.game == station.game_number()
+                && w.key == format!("{:016x}", insight::position_key(station));
+            w
+        });
+        let json = view::state_json_with(station, now, self.seq, &self.health, win.as_ref());
         let call = station.current().and_then(view::last_call);
         let key = call
             .as_ref()
             .map(|c| (station.game_number(), c.throw, c.result, c.source));
-        let call_json = if change && key.is_some() && key != self.last_call_key {
+        if change && key.is_some() && key != self.last_call_key {
             self.last_call_key = key;
             let c = call.expect("key implies a call");
             if self.print_calls {
                 print_call(station, &c);
             }
-            Some(Arc::from(
-                serde_json::to_string(&c).expect("calls serialise"),
-            ))
-        } else {
-            None
-        };
+            self.last_call = Some((
+                self.seq,
+                Arc::from(serde_json::to_string(&c).expect("calls serialise")),
+            ));
+        }
         self.published.send_replace(Arc::new(Published {
             seq: self.seq,
             state_json: json.into(),
-            call_json,
+            call_json: self.last_call.as_ref().map(|(_, c)| c.clone()),
+            call_seq: self.last_call.as_ref().map_or(0, |(seq, _)| *seq),
         }));
         self.gate.send_if_modified(|g| {
             let new = throw_gate(station, now);

@@ -178,6 +178,9 @@ fn router_with(hub: Hub, limits: Limits) -> Router {
             "/gostop",
             get(|| page(include_str!("../../web/gostop.html"))),
         )
+        .route("/stats", get(|| page(include_str!("../../web/stats.html"))))
+        .route("/api/stats", get(stats))
+        .route("/clip/{hash}", get(clip))
         .route(
             "/station.js",
             get(|| asset("text/javascript", include_str!("../../web/station.js"))),
@@ -561,6 +564,93 @@ async fn evidence(State(app): State<App>, Path(hash): Path<String>) -> Response 
     }
 }
 
+/// The win chances, the line over the game and the stick fairness
+/// (`docs/station-api.md`, "Statistics").
+async fn stats(State(app): State<App>) -> Response {
+    let insight = app.hub.insight.borrow().clone();
+    json_text(
+        StatusCode::OK,
+        serde_json::to_string(&*insight).expect("the statistics serialise"),
+    )
+}
+
+/// A throw's replay clip by hash (WebM); a clip pruned after export is gone.
+/// Byte ranges are served as asked: a browser seeks a video (frame steps, the
+/// end) only where the server answers ranges.
+async fn clip(State(app): State<App>, Path(hash): Path<String>, headers: HeaderMap) -> Response {
+    let hash = match EvidenceRef::try_from(hash) {
+        Ok(h) => h,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+    };
+    let store = app.hub.evidence.clone();
+    let read = tokio::task::spawn_blocking(move || store.get(&hash)).await;
+    match read {
+        Ok(Ok(bytes)) => {
+            let len = bytes.len();
+            let common = [
+                (header::CONTENT_TYPE, super::clip::CLIP_MIME.to_string()),
+                (
+                    header::CACHE_CONTROL,
+                    "public, max-age=31536000, immutable".to_string(),
+                ),
+                (header::ACCEPT_RANGES, "bytes".to_string()),
+            ];
+            match byte_range(&headers, len) {
+                Some(Ok((from, to))) => (
+                    StatusCode::PARTIAL_CONTENT,
+                    common,
+                    [(header::CONTENT_RANGE, format!("bytes {from}-{to}/{len}"))],
+                    bytes[from..=to].to_vec(),
+                )
+                    .into_response(),
+                Some(Err(())) => (
+                    StatusCode::RANGE_NOT_SATISFIABLE,
+                    [(header::CONTENT_RANGE, format!("bytes */{len}"))],
+                )
+                    .into_response(),
+                None => (common, bytes).into_response(),
+            }
+        }
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => error(
+            StatusCode::NOT_FOUND,
+            "no such clip (clips may be pruned after export)",
+        ),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    }
+}
+
+/// The one byte range of a `Range: bytes=…` header, inclusive, within `len`
+/// bytes (`Err` when it lies outside); `None` without one (or with several: the
+/// whole body is sent).
+fn byte_range(headers: &HeaderMap, len: usize) -> Option<Result<(usize, usize), ()>> {
+    let spec = headers
+        .get(header::RANGE)?
+        .to_str()
+        .ok()?
+        .strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    let (from, to) = match (a.trim(), b.trim()) {
+        ("", suffix) => {
+            let n: usize = suffix.parse().ok()?;
+            (len.saturating_sub(n), len.checked_sub(1)?)
+        }
+        (from, "") => (from.parse().ok()?, len.checked_sub(1)?),
+        (from, to) => (
+            from.parse().ok()?,
+            to.parse::<usize>().ok()?.min(len.checked_sub(1)?),
+        ),
+    };
+    Some(if from <= to && to < len {
+        Ok((from, to))
+    } else {
+        Err(())
+    })
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Login {
@@ -888,6 +978,8 @@ async fn session(socket: WebSocket, app: App, referee: Option<(String, String)>)
     send!(json!({ "type": "hello", "id": next_id(), "api": API, "role": role }).to_string());
     let current = published.borrow_and_update().clone();
     send!(state_message(next_id(), &current));
+    // The call already made when the viewer came is in the state it was sent.
+    let mut call_sent = current.call_seq;
     let mut heartbeat =
         tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -899,12 +991,16 @@ async fn session(socket: WebSocket, app: App, referee: Option<(String, String)>)
                 }
                 let newest = published.borrow_and_update().clone();
                 send!(state_message(next_id(), &newest));
-                if let Some(call) = &newest.call_json {
-                    send!(format!(
-                        r#"{{"type":"call","id":{},"seq":{},"call":{call}}}"#,
-                        next_id(),
-                        newest.seq
-                    ));
+                match &newest.call_json {
+                    Some(call) if newest.call_seq != call_sent => {
+                        call_sent = newest.call_seq;
+                        send!(format!(
+                            r#"{{"type":"call","id":{},"seq":{},"call":{call}}}"#,
+                            next_id(),
+                            newest.call_seq
+                        ));
+                    }
+                    _ => {}
                 }
                 heartbeat.reset();
             }

@@ -104,6 +104,26 @@ pub fn last_call(game: &MatchState) -> Option<CallView> {
         .map(|(_, t)| CallView::of(t))
 }
 
+/// The chance each team wins, as the insight task last worked it out
+/// (`station::insight`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WinView {
+    pub game: u32,
+    /// The position it is of (`station::insight::position_key`).
+    pub key: String,
+    /// Whether it is of the position the state shows (else of an earlier one: the
+    /// newer is being worked out).
+    pub current: bool,
+    /// By team index.
+    pub chances: [f64; 2],
+    pub std_error: f64,
+    pub playouts: u32,
+    /// How long it took, ms on one core.
+    pub ms: f64,
+    /// The stick shares the playouts used.
+    pub shares: yut_insight::StickShares,
+}
+
 #[derive(Serialize)]
 struct StateView<'a> {
     now_ms: Millis,
@@ -114,10 +134,23 @@ struct StateView<'a> {
     current: Option<yut_match::Snapshot>,
     last_call: Option<CallView>,
     station: &'a Health,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_chances: Option<&'a WinView>,
 }
 
 /// The state document at `now`.
 pub fn state_json(station: &MatchLog, now: Millis, seq: u64, health: &Health) -> String {
+    state_json_with(station, now, seq, health, None)
+}
+
+/// The state document at `now`, with the win chances when known.
+pub fn state_json_with(
+    station: &MatchLog,
+    now: Millis,
+    seq: u64,
+    health: &Health,
+    win_chances: Option<&WinView>,
+) -> String {
     let game = station.current();
     let view = StateView {
         now_ms: now,
@@ -127,6 +160,7 @@ pub fn state_json(station: &MatchLog, now: Millis, seq: u64, health: &Health) ->
         current: game.map(|g| g.snapshot(now.max(g.last_at()))),
         last_call: game.and_then(last_call),
         station: health,
+        win_chances,
     };
     serde_json::to_string(&view).expect("the state always serialises")
 }

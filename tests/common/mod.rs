@@ -99,11 +99,17 @@ impl ThrowReporter {
             reasons,
             sticks: vec![stick; 4],
         };
+        let clip = match &v.clip {
+            Some(h) => Some(self.evidence.get(h).map_err(|e| e.to_string())?),
+            None => None,
+        };
         let now = Clock::Wall.now();
         self.sightings
             .send(Seen::Judged {
                 verdict,
                 evidence,
+                sticks: v.sticks.clone(),
+                clip,
                 motion_ms: now - 500,
                 still_ms: now - 60,
                 judged_ms: now,
@@ -419,4 +425,37 @@ pub fn rendered_jpeg(seed: u64) -> Vec<u8> {
     let mut jpeg = Vector::<u8>::new();
     opencv::imgcodecs::imencode(".jpg", &mat, &mut jpeg, &Vector::new()).expect("JPEG encodes");
     jpeg.to_vec()
+}
+
+/// A short replay clip made by the station's own clip recorder: a stick
+/// sliding across a mat, then its resting picture.
+pub fn replay_clip() -> Vec<u8> {
+    use opencv::core::{Mat, Point, Scalar, CV_8UC3};
+    use opencv::imgproc;
+    use yutstation::station::clip::ClipRecorder;
+    let picture = |x: i32| {
+        let mut m =
+            Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::new(40.0, 90.0, 60.0, 0.0))
+                .unwrap();
+        imgproc::line(
+            &mut m,
+            Point::new(x, 200),
+            Point::new(x + 120, 260),
+            Scalar::new(200.0, 220.0, 240.0, 0.0),
+            14,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        m
+    };
+    let mut clips = ClipRecorder::default();
+    for i in 0..10 {
+        clips.frame(i * 100, &picture(20));
+    }
+    clips.throw_started(1000);
+    for i in 0..20 {
+        clips.frame(1100 + i * 100, &picture(20 + 20 * i as i32));
+    }
+    clips.finish(&picture(420)).expect("the clip is written")
 }

@@ -78,6 +78,66 @@ pub struct Verdict {
     /// referee's manual entry, never an automatic one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub manual: bool,
+    /// How the camera read each stick (none for a throw entered by hand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sticks: Option<SticksRead>,
+    /// The throw from release to rest as a short video, an evidence blob by hash
+    /// beside the still. Unlike the stills, clips may be pruned once exported: the
+    /// reference stays, the file may be gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<EvidenceRef>,
+}
+
+/// How the camera read the sticks of one throw, kept for the stick-fairness
+/// statistics: which stick set on which mat (as the station names them), and one
+/// letter per stick found, in the order found: `M` the marked stick flat face up,
+/// `F` another stick flat face up, `R` a stick round face up (a marked stick round
+/// face up shows no mark: it reads `R`), `?` a face not read, `X` off the mat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SticksRead {
+    pub set: String,
+    pub mat: String,
+    pub faces: String,
+}
+
+/// The faces of a throw whose four sticks were all read on the mat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FacesUp {
+    /// Plain (unmarked) sticks flat face up, 0 to 3.
+    pub plain: u8,
+    /// Whether the marked stick lies flat face up.
+    pub marked: bool,
+}
+
+impl FacesUp {
+    /// What these faces read as (`docs/yut-rules.md`, "Reading a throw").
+    pub fn result(self) -> ThrowResult {
+        ThrowResult::from_sticks(self.plain + u8::from(self.marked), self.marked)
+            .expect("at most four sticks")
+    }
+}
+
+impl SticksRead {
+    /// The faces, when exactly four sticks were found, each on the mat with its
+    /// face read, and at most one of them marked; `None` otherwise (such a throw
+    /// says nothing sure about the sticks).
+    pub fn faces_up(&self) -> Option<FacesUp> {
+        let (mut plain, mut marked, mut sticks) = (0u8, 0u8, 0u8);
+        for face in self.faces.chars() {
+            match face {
+                'M' => marked += 1,
+                'F' => plain += 1,
+                'R' => {}
+                _ => return None,
+            }
+            sticks += 1;
+        }
+        (sticks == 4 && marked <= 1).then_some(FacesUp {
+            plain,
+            marked: marked == 1,
+        })
+    }
 }
 
 impl Verdict {

@@ -18,7 +18,9 @@ mod setup;
 mod state;
 pub mod synth;
 
-pub use event::{Action, EvidenceRef, MatchEvent, Millis, TeamIx, ThrowNo, Verdict};
+pub use event::{
+    Action, EvidenceRef, FacesUp, MatchEvent, Millis, SticksRead, TeamIx, ThrowNo, Verdict,
+};
 pub use log::{digest, Entry, FoldError, MatchLog};
 pub use setup::{MatchOptions, MatchSetup, Player, Posture, SetupError, Stance, TeamSetup};
 pub use state::{

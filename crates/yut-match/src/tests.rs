@@ -521,7 +521,7 @@ fn events_round_trip_through_json() {
                 evidence: vec![EvidenceRef::try_from("ab".repeat(32)).unwrap()],
                 flags: vec![],
                 height_mm: None,
-                manual: false,
+                ..Default::default()
             },
         },
     );
@@ -771,4 +771,41 @@ proptest! {
             prop_assert_eq!(clock, later - start);
         }
     }
+}
+
+#[test]
+fn the_sticks_read_say_their_faces_only_when_all_four_were_read() {
+    let read = |faces: &str| SticksRead {
+        set: "공식 1".into(),
+        mat: "A".into(),
+        faces: faces.into(),
+    };
+    let up = read("RMFR").faces_up().unwrap();
+    assert_eq!(
+        up,
+        FacesUp {
+            plain: 1,
+            marked: true
+        }
+    );
+    assert_eq!(up.result(), Gae);
+    assert_eq!(read("RRRM").faces_up().unwrap().result(), Backdo);
+    assert_eq!(read("RRRF").faces_up().unwrap().result(), Do);
+    assert_eq!(read("RRRR").faces_up().unwrap().result(), Mo);
+    for unsure in ["RRR", "RRRRR", "RR?F", "RRXF", "MMRR"] {
+        assert_eq!(read(unsure).faces_up(), None, "{unsure}");
+    }
+    let v = Verdict {
+        sticks: Some(read("FFMR")),
+        ..Verdict::entered(Geol)
+    };
+    let text = serde_json::to_string(&v).unwrap();
+    assert!(
+        text.contains(r#""sticks":{"set":"공식 1","mat":"A","faces":"FFMR"}"#),
+        "{text}"
+    );
+    assert_eq!(serde_json::from_str::<Verdict>(&text).unwrap(), v);
+    // Entries written before sticks were kept still read.
+    let old: Verdict = serde_json::from_str(r#"{"result":"do"}"#).unwrap();
+    assert_eq!(old.sticks, None);
 }

@@ -108,6 +108,23 @@ fn play(
                 "listed move {mv:?} refused"
             );
         }
+        // Applying in place is `apply`: the same next state, or the same refusal
+        // with the state left exactly as it was.
+        for probe in [
+            GameEvent::Move(probe),
+            GameEvent::Throw(ThrowResult::Backdo),
+            event,
+        ] {
+            let mut in_place = state.clone();
+            match (apply(state, &probe), in_place.apply_in_place(&probe)) {
+                (Ok(next), Ok(())) => assert_eq!(in_place, next),
+                (Err(refused), Err(also)) => {
+                    assert_eq!(refused, also);
+                    assert_eq!(&in_place, state, "a refused event changed the state");
+                }
+                (a, b) => panic!("apply {a:?} but in place {b:?} for {probe:?}"),
+            }
+        }
         assert_eq!(
             apply(state, &GameEvent::Throw(ThrowResult::Do)).is_ok(),
             state.phase() == Phase::Throw

@@ -36,7 +36,7 @@ macro_rules! stations {
             pub const ALL: [StationId; 29] = [ $( StationId::$variant ),* ];
 
             /// The stable ASCII id used in records and APIs.
-            pub fn id(self) -> &'static str {
+            pub const fn id(self) -> &'static str {
                 match self { $( StationId::$variant => $id ),* }
             }
 

@@ -96,8 +96,8 @@ impl Team {
                 existing.diagonal = stack.diagonal;
             }
             None => {
-                self.stacks.push(stack);
-                self.stacks.sort_by_key(|s| s.station);
+                let at = self.stacks.partition_point(|s| s.station < stack.station);
+                self.stacks.insert(at, stack);
             }
         }
     }
@@ -256,7 +256,7 @@ impl GameState {
         }
         // Results are dropped only when none of them has a legal move (a pending 도
         // can make a pending 뒷도 usable by bringing a piece in).
-        if !self.pending.is_empty() && legal_moves(self).is_empty() {
+        if !self.pending.is_empty() && !has_legal_move(self) {
             self.pending.clear();
         }
         if self.pending.is_empty() {
@@ -327,7 +327,7 @@ impl GameState {
                 }
             },
         };
-        let Some(landing) = reachable.iter().find(|l| l.to == mv.to).copied() else {
+        let Some(landing) = reachable.iter().find(|l| l.to == mv.to) else {
             let names: Vec<String> = reachable.iter().map(|l| l.to.to_string()).collect();
             return Err(RuleError::Unreachable {
                 result: mv.result,
@@ -385,28 +385,156 @@ struct Landing {
     diagonal: Option<Diagonal>,
 }
 
+/// At most two of something: a junction offers two routes, and no move has more.
+/// Kept on the stack, so that listing and checking moves allocates nothing.
+#[derive(Debug, Clone, Copy)]
+struct Few<T: Copy> {
+    items: [Option<T>; 2],
+}
+
+impl<T: Copy> Few<T> {
+    const NONE: Few<T> = Few {
+        items: [None, None],
+    };
+
+    fn one(item: T) -> Few<T> {
+        Few {
+            items: [Some(item), None],
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        let slot = self
+            .items
+            .iter_mut()
+            .find(|slot| slot.is_none())
+            .expect("no move has more than two routes");
+        *slot = Some(item);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.items.iter().flatten().copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items[0].is_none()
+    }
+}
+
 /// Every landing of `result` for a stack (`None`: a waiting piece entering).
-fn destinations(stack: Option<&Stack>, result: ThrowResult) -> Vec<Landing> {
+fn destinations(stack: Option<&Stack>, result: ThrowResult) -> Few<Landing> {
     match (stack, result.forward_steps()) {
-        (_, None) if result == ThrowResult::Nak => Vec::new(),
-        (None, None) => Vec::new(),
-        (Some(stack), None) => vec![back_one(stack)],
+        (_, None) if result == ThrowResult::Nak => Few::NONE,
+        (None, None) => Few::NONE,
+        (Some(stack), None) => Few::one(back_one(stack)),
+        (None, Some(steps)) => Few::one(landings().entering[usize::from(steps - 1)]),
+        (Some(stack), Some(steps)) => {
+            landings().forward[stack.station as usize][memory_index(stack.diagonal)]
+                [usize::from(steps - 1)]
+        }
+    }
+}
+
+/// Every forward landing, worked out once from the board by [`walk`]: where a
+/// waiting piece lands with 1 to 5 steps, and where a stack on each station, with
+/// each diagonal memory, lands (by each route). Playouts look moves up here
+/// rather than walk the board again.
+struct Landings {
+    entering: [Landing; 5],
+    /// By station, by memory (none, from 모, from 뒷모), by steps less one.
+    forward: [[[Few<Landing>; 5]; 3]; 29],
+}
+
+fn landings() -> &'static Landings {
+    static TABLE: std::sync::OnceLock<Landings> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| Landings {
         // A new piece enters from 참먹이: its first step lands on 도.
-        (None, Some(steps)) => vec![walk(ENTRY, StationId::Chammeogi, None, steps - 1)],
-        (Some(stack), Some(steps)) => first_steps(stack)
-            .into_iter()
-            .map(|first| match first {
-                Destination::Finished => Landing {
-                    to: Destination::Finished,
-                    previous: stack.station,
-                    diagonal: stack.diagonal,
-                },
-                Destination::Station(next) => {
-                    let diagonal = entered(next, stack.station, stack.diagonal);
-                    walk(next, stack.station, diagonal, steps - 1)
-                }
+        entering: std::array::from_fn(|i| walk(ENTRY, StationId::Chammeogi, None, i as u8)),
+        forward: std::array::from_fn(|station| {
+            std::array::from_fn(|memory| {
+                std::array::from_fn(|i| {
+                    let stack = Stack {
+                        station: StationId::ALL[station],
+                        pieces: 1,
+                        previous: StationId::ALL[station],
+                        diagonal: [None, Some(Diagonal::FromMo), Some(Diagonal::FromDwitMo)]
+                            [memory],
+                    };
+                    walk_from(&stack, i as u8 + 1)
+                })
             })
-            .collect(),
+        }),
+    })
+}
+
+/// Every landing of a forward move of `steps` for a stack: by each route its
+/// first step may take.
+fn walk_from(stack: &Stack, steps: u8) -> Few<Landing> {
+    let mut landings = Few::NONE;
+    for first in first_steps(stack).iter() {
+        landings.push(match first {
+            Destination::Finished => Landing {
+                to: Destination::Finished,
+                previous: stack.station,
+                diagonal: stack.diagonal,
+            },
+            Destination::Station(next) => {
+                let diagonal = entered(next, stack.station, stack.diagonal);
+                walk(next, stack.station, diagonal, steps - 1)
+            }
+        });
+    }
+    landings
+}
+
+/// Where `result` takes a stack (`None`: a waiting piece entering), by each route:
+/// what `apply` would accept as `to` for it. For placers that look ahead (the
+/// opponent's reach, where a move lands) without listing the moves of a state.
+pub fn reachable(from: Option<&Stack>, result: ThrowResult) -> impl Iterator<Item = Destination> {
+    let landings = destinations(from, result);
+    landings.items.into_iter().flatten().map(|l| l.to)
+}
+
+/// The fewest stations a stack on `station` (with its diagonal memory) must still
+/// go to finish, choosing the shortest route at every junction: the board's
+/// distance home, for placers weighing progress.
+pub fn steps_to_finish(station: StationId, diagonal: Option<Diagonal>) -> u8 {
+    static TABLE: std::sync::OnceLock<[[u8; 3]; 29]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut steps = [[u8::MAX; 3]; 29];
+        // One step at a time from everywhere, until nothing gets shorter.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for station in 0..29 {
+                for memory in 0..3 {
+                    let best = landings().forward[station][memory][0]
+                        .iter()
+                        .map(|l| match l.to {
+                            Destination::Finished => 1,
+                            Destination::Station(next) => {
+                                steps[next as usize][memory_index(l.diagonal)].saturating_add(1)
+                            }
+                        })
+                        .min()
+                        .unwrap_or(u8::MAX);
+                    if best < steps[station][memory] {
+                        steps[station][memory] = best;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        steps
+    });
+    table[station as usize][memory_index(diagonal)]
+}
+
+fn memory_index(diagonal: Option<Diagonal>) -> usize {
+    match diagonal {
+        None => 0,
+        Some(Diagonal::FromMo) => 1,
+        Some(Diagonal::FromDwitMo) => 2,
     }
 }
 
@@ -428,24 +556,26 @@ fn back_one(stack: &Stack) -> Landing {
 }
 
 /// The first step of a move that starts on a station: the junction choice.
-fn first_steps(stack: &Stack) -> Vec<Destination> {
+fn first_steps(stack: &Stack) -> Few<Destination> {
     let info = stack.station.info();
-    match info.exits {
-        Exits::Choice(choices) => choices.iter().map(|s| Destination::Station(*s)).collect(),
+    let choices = match info.exits {
+        Exits::Choice(choices) => choices,
         Exits::ByDiagonal {
             from_mo,
             from_dwit_mo,
-        } => {
-            let choices = match stack.diagonal {
-                Some(Diagonal::FromMo) => from_mo,
-                // A stack on 방 always came down a diagonal; without memory the safe
-                // reading is the one exit every diagonal shares.
-                Some(Diagonal::FromDwitMo) | None => from_dwit_mo,
-            };
-            choices.iter().map(|s| Destination::Station(*s)).collect()
-        }
-        Exits::Straight => vec![pass_on(stack.station, stack.diagonal)],
+        } => match stack.diagonal {
+            Some(Diagonal::FromMo) => from_mo,
+            // A stack on 방 always came down a diagonal; without memory the safe
+            // reading is the one exit every diagonal shares.
+            Some(Diagonal::FromDwitMo) | None => from_dwit_mo,
+        },
+        Exits::Straight => return Few::one(pass_on(stack.station, stack.diagonal)),
+    };
+    let mut steps = Few::NONE;
+    for station in choices {
+        steps.push(Destination::Station(*station));
     }
+    steps
 }
 
 /// Where a piece passing through `station` goes next.
@@ -504,42 +634,188 @@ fn walk(
     }
 }
 
+/// The distinct pending results, each once (a set over [`ThrowResult::ALL`]).
+fn distinct_pending(state: &GameState) -> impl Iterator<Item = ThrowResult> + '_ {
+    let mut seen = 0u8;
+    state.pending.iter().copied().filter(move |r| {
+        let bit = 1u8 << (*r as u8);
+        let new = seen & bit == 0;
+        seen |= bit;
+        new
+    })
+}
+
+/// Whether the team in turn has any legal move for its pending results (what
+/// [`legal_moves`] would list, without listing it).
+fn has_legal_move(state: &GameState) -> bool {
+    let team = &state.teams[state.turn];
+    distinct_pending(state).any(|result| {
+        (team.waiting > 0 && !destinations(None, result).is_empty())
+            || team
+                .stacks
+                .iter()
+                .any(|stack| !destinations(Some(stack), result).is_empty())
+    })
+}
+
 /// Every legal move now, for every distinct pending result, sorted by result id,
 /// then `from`, then `to` (as `game replay --json` lists them). Empty unless the
 /// phase is [`Phase::Move`].
 pub fn legal_moves(state: &GameState) -> Vec<Move> {
-    if state.winner.is_some() || state.must_throw() {
-        return Vec::new();
-    }
-    let team = &state.teams[state.turn];
     let mut moves = Vec::new();
-    let mut results = state.pending.clone();
-    results.sort();
-    results.dedup();
-    for result in results {
-        if team.waiting > 0 {
-            for landing in destinations(None, result) {
-                moves.push(Move {
-                    result,
-                    from: Origin::Waiting,
-                    to: landing.to,
-                });
-            }
-        }
-        for stack in &team.stacks {
-            for landing in destinations(Some(stack), result) {
-                moves.push(Move {
-                    result,
-                    from: Origin::Station(stack.station),
-                    to: landing.to,
-                });
-            }
-        }
-    }
-    moves.sort_unstable_by_key(|m| (m.result.id(), m.from.id(), m.to.id()));
-    moves.dedup();
+    legal_moves_into(state, &mut moves);
     moves
 }
+
+/// [`legal_moves`] into a buffer the caller keeps (cleared first): playouts list
+/// moves millions of times and reuse one buffer.
+///
+/// The moves are listed in their order directly: results in the order of their
+/// ids, within a result the origins in the order of theirs, within an origin its
+/// (at most two) routes in the order of theirs.
+pub fn legal_moves_into(state: &GameState, moves: &mut Vec<Move>) {
+    moves.clear();
+    if state.winner.is_some() || state.must_throw() {
+        return;
+    }
+    let team = &state.teams[state.turn];
+    // Waiting pieces and each stack, as origins in the order of their ids: (rank,
+    // index into the stacks, or `WAITING`).
+    const WAITING: u8 = u8::MAX;
+    let mut origins = [(0u8, WAITING); 1 + StationId::ALL.len()];
+    let mut n = 0;
+    if team.waiting > 0 {
+        origins[0] = (ORIGIN_RANK[StationId::ALL.len()], WAITING);
+        n = 1;
+    }
+    for (i, stack) in team.stacks.iter().enumerate() {
+        origins[n] = (ORIGIN_RANK[stack.station as usize], i as u8);
+        n += 1;
+    }
+    let origins = &mut origins[..n];
+    origins.sort_unstable_by_key(|(rank, _)| *rank);
+    let pending = state
+        .pending
+        .iter()
+        .fold(0u8, |set, r| set | (1 << (*r as u8)));
+    for result in RESULTS_BY_ID {
+        if pending & (1 << (result as u8)) == 0 {
+            continue;
+        }
+        for &(_, index) in origins.iter() {
+            let (from, stack) = match index {
+                WAITING => (Origin::Waiting, None),
+                i => {
+                    let stack = &team.stacks[usize::from(i)];
+                    (Origin::Station(stack.station), Some(stack))
+                }
+            };
+            let [Some(first), second] = destinations(stack, result).items else {
+                continue;
+            };
+            let mut to = [first.to, second.map_or(first.to, |l| l.to)];
+            to.sort_unstable_by_key(|d| destination_rank(*d));
+            moves.push(Move {
+                result,
+                from,
+                to: to[0],
+            });
+            if to[1] != to[0] {
+                moves.push(Move {
+                    result,
+                    from,
+                    to: to[1],
+                });
+            }
+        }
+    }
+    debug_assert!(moves.windows(2).all(|w| sort_key(&w[0]) < sort_key(&w[1])));
+}
+
+fn destination_rank(to: Destination) -> u8 {
+    match to {
+        Destination::Finished => DESTINATION_RANK[StationId::ALL.len()],
+        Destination::Station(s) => DESTINATION_RANK[s as usize],
+    }
+}
+
+/// A move's place in the listing: the order of its ids as text (result, then
+/// `from`, then `to`), as numbers worked out once at compile time.
+fn sort_key(m: &Move) -> u32 {
+    let from = match m.from {
+        Origin::Waiting => ORIGIN_RANK[StationId::ALL.len()],
+        Origin::Station(s) => ORIGIN_RANK[s as usize],
+    };
+    (u32::from(RESULT_RANK[m.result as usize]) << 16)
+        | (u32::from(from) << 8)
+        | u32::from(destination_rank(m.to))
+}
+
+/// Whether `a` sorts before `b` byte by byte (`str`'s `Ord`, usable in a const).
+const fn text_before(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// Each station id's rank among the station ids and `extra`, in text order;
+/// `extra`'s own rank last.
+const fn station_ranks(extra: &str) -> [u8; 30] {
+    let mut ids = [extra; 30];
+    let mut i = 0;
+    while i < 29 {
+        ids[i] = StationId::ALL[i].id();
+        i += 1;
+    }
+    let mut ranks = [0u8; 30];
+    let mut i = 0;
+    while i < 30 {
+        let mut j = 0;
+        while j < 30 {
+            if text_before(ids[j], ids[i]) {
+                ranks[i] += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    ranks
+}
+
+const ORIGIN_RANK: [u8; 30] = station_ranks("waiting");
+const DESTINATION_RANK: [u8; 30] = station_ranks("finished");
+const RESULT_RANK: [u8; 7] = {
+    let mut ranks = [0u8; 7];
+    let mut i = 0;
+    while i < 7 {
+        let mut j = 0;
+        while j < 7 {
+            if text_before(ThrowResult::ALL[j].id(), ThrowResult::ALL[i].id()) {
+                ranks[i] += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    ranks
+};
+
+/// Every result, in the order of its id as text.
+const RESULTS_BY_ID: [ThrowResult; 7] = {
+    let mut sorted = ThrowResult::ALL;
+    let mut i = 0;
+    while i < 7 {
+        sorted[RESULT_RANK[i] as usize] = ThrowResult::ALL[i];
+        i += 1;
+    }
+    sorted
+};
 
 /// Apply one event. The state is unchanged on error: the error says which rule
 /// forbids the event.
@@ -550,12 +826,63 @@ pub fn apply(state: &GameState, event: &GameEvent) -> Result<GameState, RuleErro
         });
     }
     let mut next = state.clone();
-    match event {
-        GameEvent::Throw(result) => next.throw(*result)?,
-        GameEvent::Move(mv) => next.play(mv)?,
-    }
-    next.settle();
+    next.apply_in_place(event)?;
     Ok(next)
+}
+
+impl GameState {
+    /// [`apply`] without a copy: the state becomes the next one, or, on error, stays
+    /// exactly as it was (every check comes before the first change). For playouts,
+    /// which apply millions of events.
+    pub fn apply_in_place(&mut self, event: &GameEvent) -> Result<(), RuleError> {
+        if let Some(winner) = self.winner {
+            return Err(RuleError::GameOver {
+                winner: self.teams[winner].name.clone(),
+            });
+        }
+        match event {
+            GameEvent::Throw(result) => self.throw(*result)?,
+            GameEvent::Move(mv) => self.play(mv)?,
+        }
+        self.settle();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_home() {
+        // 참먹이 finishes with one step; from 도 the short way: 모, then across.
+        assert_eq!(steps_to_finish(StationId::Chammeogi, None), 1);
+        assert_eq!(steps_to_finish(StationId::Do, None), 4 + 7);
+        // From 모 the diagonal through 방: 모도 모개 방 방수기 안찌 참먹이, out.
+        assert_eq!(steps_to_finish(StationId::Mo, None), 7);
+        assert_eq!(steps_to_finish(StationId::Bang, Some(Diagonal::FromMo)), 4);
+        assert_eq!(steps_to_finish(StationId::NalYut, None), 2);
+    }
+
+    #[test]
+    fn sort_keys_follow_the_ids_as_text() {
+        let origins = std::iter::once(Origin::Waiting).chain(StationId::ALL.map(Origin::Station));
+        let mut moves = Vec::new();
+        for result in ThrowResult::ALL {
+            for from in origins.clone() {
+                for to in std::iter::once(Destination::Finished)
+                    .chain(StationId::ALL.map(Destination::Station))
+                {
+                    moves.push(Move { result, from, to });
+                }
+            }
+        }
+        let mut by_key = moves.clone();
+        by_key.sort_by_key(sort_key);
+        let mut by_text = moves;
+        by_text.sort_by_key(|m| (m.result.id(), m.from.id(), m.to.id()));
+        assert_eq!(by_key, by_text);
+    }
 }
 
 impl Origin {

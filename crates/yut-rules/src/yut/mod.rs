@@ -21,8 +21,8 @@ mod result;
 pub use board::{Diagonal, StationId};
 pub use config::{RulesConfig, ThrowerRotation};
 pub use game::{
-    apply, legal_moves, Destination, GameEvent, GameState, Move, Origin, Phase, RuleError, Stack,
-    Team,
+    apply, legal_moves, legal_moves_into, reachable, steps_to_finish, Destination, GameEvent,
+    GameState, Move, Origin, Phase, RuleError, Stack, Team,
 };
 pub use record::{GameRecord, GameSummary, ReplayError, TeamSummary, FORMAT};
 pub use result::{ThrowResult, UnknownResult};

@@ -1,7 +1,7 @@
 //! Seeded random throws and a random placer: for the demo, property tests and
 //! benchmarks. Not a rule: the stick odds are a model of real sticks.
 
-use super::game::{apply, legal_moves, GameEvent, GameState, Phase};
+use super::game::{legal_moves_into, GameEvent, GameState, Move, Phase};
 use super::record::GameRecord;
 use super::result::ThrowResult;
 use rand::Rng;
@@ -31,11 +31,12 @@ impl StickModel {
         if rng.gen_bool(self.nak_probability) {
             return ThrowResult::Nak;
         }
-        let fronts: Vec<bool> = (0..4)
-            .map(|_| rng.gen_bool(self.front_probability))
-            .collect();
-        let up = fronts.iter().filter(|f| **f).count() as u8;
-        ThrowResult::from_sticks(up, fronts[0]).expect("four sticks read as a result")
+        let marked_up = rng.gen_bool(self.front_probability);
+        let mut up = u8::from(marked_up);
+        for _ in 1..4 {
+            up += u8::from(rng.gen_bool(self.front_probability));
+        }
+        ThrowResult::from_sticks(up, marked_up).expect("four sticks read as a result")
     }
 }
 
@@ -46,11 +47,21 @@ pub fn next_event<R: Rng + ?Sized>(
     sticks: &StickModel,
     rng: &mut R,
 ) -> Option<GameEvent> {
+    next_event_with(state, sticks, rng, &mut Vec::new())
+}
+
+/// [`next_event`] listing the moves into `moves`, a buffer the caller keeps.
+pub fn next_event_with<R: Rng + ?Sized>(
+    state: &GameState,
+    sticks: &StickModel,
+    rng: &mut R,
+    moves: &mut Vec<Move>,
+) -> Option<GameEvent> {
     match state.phase() {
         Phase::Over => None,
         Phase::Throw => Some(GameEvent::Throw(sticks.throw(rng))),
         Phase::Move => {
-            let moves = legal_moves(state);
+            legal_moves_into(state, moves);
             let index = rng.gen_range(0..moves.len());
             Some(GameEvent::Move(moves[index]))
         }
@@ -66,11 +77,14 @@ pub fn play_random_game<R: Rng + ?Sized>(
     max_events: usize,
 ) -> (GameRecord, GameState) {
     let mut state = record.replay().expect("the starting record is legal");
+    let mut moves = Vec::new();
     while record.events.len() < max_events {
-        let Some(event) = next_event(&state, sticks, rng) else {
+        let Some(event) = next_event_with(&state, sticks, rng, &mut moves) else {
             break;
         };
-        state = apply(&state, &event).expect("random events are chosen among legal ones");
+        state
+            .apply_in_place(&event)
+            .expect("random events are chosen among legal ones");
         record.events.push(event);
     }
     (record, state)

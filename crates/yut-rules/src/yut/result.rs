@@ -39,7 +39,7 @@ impl ThrowResult {
     ];
 
     /// The stable ASCII id.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             ThrowResult::Do => "do",
             ThrowResult::Gae => "gae",
