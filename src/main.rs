@@ -33,6 +33,9 @@ enum CliCommand {
     /// The match journal: show its events, export a game record, measure it.
     #[command(subcommand)]
     Journal(cli::journal::JournalCommand),
+    /// The tournament office: teams, the draw, mats over MQTT, the hall screen
+    /// (/tournament) and the console (/office); `office standings`, `office load`.
+    Office(cli::office::OfficeArgs),
     /// Throw-height sensor: live readings and link health for set-up.
     #[command(subcommand)]
     Sensor(cli::sensor::SensorCommand),
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         CliCommand::Game(command) => cli::game::run(command),
         CliCommand::Gostop(command) => cli::gostop::run(command),
         CliCommand::Journal(command) => cli::journal::run(command),
+        CliCommand::Office(args) => cli::office::run(args),
         CliCommand::Sensor(command) => cli::sensor::run(command),
         CliCommand::Vision(command) => cli::vision::run(command),
     };

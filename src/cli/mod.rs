@@ -5,7 +5,9 @@
 
 pub mod game;
 pub mod gostop;
+pub mod hall;
 pub mod journal;
+pub mod office;
 pub mod random_game;
 pub mod station;
 pub mod vision;

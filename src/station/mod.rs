@@ -4,7 +4,8 @@
 //!
 //! Pure (no I/O, time passed in): [`command`], [`view`], [`core`], [`auth`],
 //! [`board_view`].
-//! Shell: [`hub`] (the seam between the tasks and the web server), [`server`]
+//! Shell: [`hub`] (the seam between the tasks and the web server), [`mqtt`] (the
+//! link to the tournament office), [`server`]
 //! (axum: pages, WebSocket, login), [`run`] (the tasks).
 
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod command;
 pub mod core;
 pub mod eyes;
 pub mod hub;
+pub mod mqtt;
 pub mod overlay;
 pub mod run;
 pub mod server;

@@ -14,6 +14,7 @@ use super::command::{self, signed, Command};
 use super::core::{self as decide, throw_gate, ThrowGate};
 use super::eyes::{self, Ask, Seen, VisionInput, VisionSetup};
 use super::hub::{Hub, Published, Request};
+use super::mqtt::LinkPort;
 use super::sim_camera::RenderedThrow;
 use super::view::{self, Health};
 use crate::capture::{Clock, FrameSource};
@@ -107,7 +108,20 @@ impl Station {
     /// Open the journal, start the vision and core threads. Frames come from
     /// [`Station::attach_source`].
     pub fn start(opts: Options) -> anyhow::Result<Station> {
+        Station::start_linked(opts, None)
+    }
+
+    /// [`Station::start`] with a link to the tournament office: every entry the core
+    /// appends (and every one already in the journal) goes to `link`, the stand-ins
+    /// accept the office's assignments, and the link's state is in the station's
+    /// health (`docs/tournament.md`).
+    pub fn start_linked(opts: Options, link: Option<LinkPort>) -> anyhow::Result<Station> {
         let (journal, problems) = Journal::open(&opts.data_dir)?;
+        if let Some(port) = &link {
+            for rec in journal.entries().0 {
+                port.entry(rec.id, &rec.entry);
+            }
+        }
         let evidence = Arc::new(EvidenceStore::new(opts.data_dir.join("evidence")));
         let mut health = Health::default();
         for p in &problems {
@@ -182,6 +196,7 @@ impl Station {
             truths: VecDeque::new(),
             last_call_key: None,
             motion_ms: None,
+            link,
         };
         core.publish(true);
         threads.push(
@@ -311,6 +326,8 @@ struct Core {
     last_call_key: Option<(u32, u32, Option<ThrowResult>, &'static str)>,
     /// When the current throw's sticks were first seen moving (station time).
     motion_ms: Option<Millis>,
+    /// The tournament office's link, when the station plays in a tournament.
+    link: Option<LinkPort>,
 }
 
 /// How long a rendered throw may go without a camera call before the demo's
@@ -351,6 +368,9 @@ impl Core {
 
     fn append(&mut self, entry: Entry) -> Result<i64, String> {
         let id = self.journal.append(&entry).map_err(|e| e.to_string())?;
+        if let Some(link) = &self.link {
+            link.entry(id, &entry);
+        }
         if let Some(p) = &mut self.autopilot {
             p.since = entry.at_ms();
         }
@@ -525,7 +545,15 @@ impl Core {
         }
         let station = self.journal.log();
         let by = "demo".to_string();
+        // In a tournament the stand-in referee accepts the office's next match
+        // once the mat is free.
+        let assigned = self
+            .link
+            .as_ref()
+            .and_then(|l| l.pending_setup(station))
+            .filter(|_| station.current().is_none_or(|m| m.is_over()));
         let entry = match station.current() {
+            _ if assigned.is_some() => assigned.map(|setup| Entry::NewGame { at_ms: now, setup }),
             None if p.cfg.run_games => Some(Entry::NewGame {
                 at_ms: now,
                 setup: self.default_setup.clone(),
@@ -541,9 +569,7 @@ impl Core {
                     None
                 }
             }
-            Some(m) if !m.started() => p
-                .cfg
-                .run_games
+            Some(m) if !m.started() => (p.cfg.run_games || m.setup().fixture.is_some())
                 .then(|| signed(now, &by, Action::Start, String::new())),
             Some(m) if m.timeout_running(now).is_some() => None,
             Some(m) => {
@@ -641,6 +667,23 @@ impl Core {
                 (state, Some(e)) => format!("{}: {e}", state.as_str()),
                 (state, None) => state.as_str().into(),
             };
+        }
+        if let Some(link) = &self.link {
+            let status = link.status.borrow().clone();
+            let h = &self.health;
+            link.health(
+                now,
+                format!(
+                    "camera {}, vision {}, journal {}",
+                    h.camera, h.vision, h.journal
+                ),
+            );
+            self.health.tournament = Some(view::TournamentLink {
+                mat: status.mat,
+                broker: status.broker,
+                unacknowledged: status.last_id - status.acked,
+                next: link.pending_setup(self.journal.log()),
+            });
         }
         let station = self.journal.log();
         let json = view::state_json(station, now, self.seq, &self.health);
