@@ -392,15 +392,18 @@ impl LinkState {
                 let Ok(ack) = serde_json::from_slice::<AckMsg>(payload) else {
                     return;
                 };
-                if ack.upto > self.acked || ack.resend {
-                    let now = Instant::now();
+                let now = Instant::now();
+                if ack.upto > self.acked {
                     let mut lat = self.latencies.lock().expect("not poisoned");
                     for (_, s) in self.journal.range_mut(self.acked + 1..=ack.upto) {
                         if let Some(t) = s.first_sent.take() {
                             lat.push(now.duration_since(t).as_millis() as u32);
                         }
                     }
-                    drop(lat);
+                }
+                if ack.upto > self.acked || ack.resend {
+                    // A resend request is the office's word on what it holds, even
+                    // below an earlier acknowledgement.
                     self.acked = ack.upto;
                     self.progress_at = now;
                 }
