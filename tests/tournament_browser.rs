@@ -1,7 +1,8 @@
 //! The office's pages in headless Chromium (as `tests/station_browser.rs` drives
 //! the station's): the console logs in with the PIN and assigns a fixture, a
 //! station accepts and plays it, the hall screen shows the mat live (its board,
-//! score and last call), a forfeit from the console decides another fixture in
+//! score and last call), a real station's referee accepts the office's next match on
+//! the station's console, a forfeit from the office's console decides that fixture in
 //! the bracket, and a station that goes away shows as cut off.
 //!
 //! Skips (prints why, passes) when chromium or chromedriver is not installed.
@@ -14,6 +15,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use yutstation::capture::Clock;
+use yutstation::station::eyes::VisionSetup;
+use yutstation::station::mqtt::{LinkConfig, MatLink};
+use yutstation::station::run::{Options, Station};
 
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -148,7 +153,7 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     let broker = broker(dir.path());
     let office = Office::start(dir.path(), &broker, 4, &["--manual", "--mats", "2"]);
     // Slow enough that the game is still on when the hall screen looks.
-    let mut station =
+    let mut playing =
         PlayingStation::start(dir.path(), &broker.address(), 1, Duration::from_millis(150));
     let base = format!("http://{}", office.listen);
     let c = driver.client("console").await;
@@ -196,6 +201,78 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     .await;
     shot(&hall, "tournament-hall").await;
 
+    // A real station on mat 2 (no camera): its referee accepts the office's match
+    // on the station's console.
+    let link = MatLink::spawn(LinkConfig::new(&broker.address(), 2).unwrap()).unwrap();
+    let real = Station::start_linked(
+        Options {
+            data_dir: dir.path().join("real-mat-2"),
+            clock: Clock::Wall,
+            vision: VisionSetup {
+                detector: None,
+                profile_path: None,
+                model_path: "models/stick-appearance.yml".into(),
+            },
+            pin: "1357".into(),
+            default_setup: yutstation::station::core::default_setup(),
+            sensor: None,
+            print_calls: false,
+            autopilot: None,
+        },
+        Some(link.port()),
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let station_addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(yutstation::station::server::serve(
+        real.hub.clone(),
+        listener,
+    ));
+    fill(&c, "#fixture", "K1-2").await;
+    fill(&c, "#mat", "2").await;
+    click(&c, "#assign").await;
+    until(
+        &c,
+        "the second assignment",
+        "document.getElementById('msg').textContent === 'done: assign'",
+    )
+    .await;
+    let referee = driver.client("referee").await;
+    referee
+        .goto(&format!("http://{station_addr}/console"))
+        .await
+        .unwrap();
+    until(
+        &referee,
+        "login form",
+        "!document.getElementById('login').hidden",
+    )
+    .await;
+    fill(&referee, "#login-who", "김심판").await;
+    fill(&referee, "#login-pin", "1357").await;
+    click(&referee, "#login-go").await;
+    let next = until(
+        &referee,
+        "the office's next match",
+        "!document.getElementById('accept').hidden && document.getElementById('next-match').textContent",
+    )
+    .await;
+    assert!(next.as_str().unwrap().contains("K1-2"), "{next}");
+    shot(&referee, "tournament-station-accept").await;
+    click(&referee, "#accept").await;
+    until(
+        &referee,
+        "the accepted game",
+        "document.getElementById('accept').hidden",
+    )
+    .await;
+    until(
+        &hall,
+        "mat 2 on the board with K1-2",
+        "(() => { const m = document.querySelector('.mat[data-mat=\"2\"]'); return m && m.querySelector('.fx').textContent === 'K1-2' && m.textContent.includes('Team 02'); })()",
+    )
+    .await;
+
     // A forfeit from the console decides K1-2 at once.
     fill(&c, "#fixture", "K1-2").await;
     c.execute("document.getElementById('side').value = '1'", vec![])
@@ -218,7 +295,7 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     shot(&c, "tournament-office").await;
 
     // The station goes away: the board says so.
-    station.stop();
+    playing.stop();
     until(
         &hall,
         "mat 1 cut off",
@@ -228,4 +305,8 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     shot(&hall, "tournament-cut-off").await;
     c.close().await.unwrap();
     hall.close().await.unwrap();
+    referee.close().await.unwrap();
+    server.abort();
+    real.stop();
+    link.stop();
 }
