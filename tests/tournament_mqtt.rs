@@ -35,10 +35,10 @@ fn a_tournament_survives_a_broker_and_an_office_crash_and_loses_nothing() {
         })
         .collect();
     let long = Duration::from_secs(120);
-    office.until("two results", long, |v| decided(&v) >= 2);
+    office.until("two results", long, |v| decided(v) >= 2);
     office.kill();
     office.restart();
-    let mid = office.until("six results", long, |v| decided(&v) >= 6);
+    let mid = office.until("six results", long, |v| decided(v) >= 6);
     assert_eq!(mid["complete"], false, "the faults come mid-tournament");
     broker.kill();
     std::thread::sleep(Duration::from_millis(500));

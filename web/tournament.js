@@ -73,11 +73,11 @@ T.clock = (ms) => {
 
 T.matCard = function (m) {
   const teams = m.teams || ["", ""];
-  const cut = m.presence === "cut off";
+  const cut = m.presence === "cut off" || m.presence === "no broker";
   const turn = (i) => (m.turn === i ? " turn" : "") + (m.winner === i ? " won" : "");
   return `<div class="mat ${cut ? "cut" : ""}" data-mat="${m.mat}">
     <div class="head"><b>Mat ${m.mat}</b> <span class="fx">${T.esc(m.fixture || m.assigned || "")}</span>
-      <span class="presence">${cut ? `CUT OFF ${m.presence_for_s} s` : T.esc(m.presence)}</span></div>
+      <span class="presence">${cut ? (m.presence === "cut off" ? `CUT OFF ${m.presence_for_s} s` : "NO BROKER") : T.esc(m.presence)}</span></div>
     ${T.miniBoard(m.board)}
     <div class="score"><span class="t0${turn(0)}">${T.esc(teams[0])}</span>
       <b>${m.home[0]} : ${m.home[1]}</b>

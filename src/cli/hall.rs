@@ -756,6 +756,10 @@ pub fn run_load(a: LoadArgs) -> anyhow::Result<()> {
         brss / 1024
     );
     println!(
+        "the board's state (/api/tournament, sent to each hall screen on a change, at most 10 a second): {} kB",
+        view.to_string().len() / 1024
+    );
+    println!(
         "acknowledged at the end: {acked} of {last} entries; fixtures decided: {}",
         view["bracket"]
             .as_array()

@@ -110,8 +110,10 @@ fn serve(a: RunArgs) -> anyhow::Result<()> {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
             let teams = yut_tournament::parse_csv(&text).map_err(|e| InputError(e.to_string()))?;
-            let mut options = MatchOptions::default();
-            options.pieces_per_team = a.pieces;
+            let options = MatchOptions {
+                pieces_per_team: a.pieces,
+                ..MatchOptions::default()
+            };
             Some((teams, parse_format(&a.format)?, options, a.seed))
         }
         None => None,

@@ -248,11 +248,20 @@ struct Core {
 /// Entries taken in one batch at most (one transaction).
 const BATCH: usize = 2000;
 
+/// The shortest time between two published views.
+const VIEW_EVERY: Duration = Duration::from_millis(100);
+
 impl Core {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
         let mut last_view = Instant::now();
+        let mut dirty = false;
         loop {
-            let first = match rx.recv_timeout(Duration::from_millis(200)) {
+            let wait = if dirty {
+                VIEW_EVERY
+            } else {
+                Duration::from_millis(200)
+            };
+            let first = match rx.recv_timeout(wait) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -264,10 +273,14 @@ impl Core {
                     Err(_) => break,
                 }
             }
-            let changed = self.batch(msgs);
-            if changed || last_view.elapsed() >= Duration::from_millis(1000) {
+            dirty |= self.batch(msgs);
+            // At most ten views a second (each is the whole board), and one a second
+            // when nothing changes (the clocks move).
+            let since = last_view.elapsed();
+            if (dirty && since >= VIEW_EVERY) || since >= Duration::from_millis(1000) {
                 self.publish_view();
                 last_view = Instant::now();
+                dirty = false;
             }
         }
     }
@@ -472,10 +485,11 @@ impl Core {
                 pieces_per_team,
             } => {
                 let teams = yut_tournament::parse_csv(&csv).map_err(|e| e.to_string())?;
-                let mut options = MatchOptions::default();
-                if let Some(p) = pieces_per_team {
-                    options.pieces_per_team = p;
-                }
+                let options = MatchOptions {
+                    pieces_per_team: pieces_per_team
+                        .unwrap_or(MatchOptions::default().pieces_per_team),
+                    ..MatchOptions::default()
+                };
                 OfficeEntry::Register {
                     at_ms,
                     teams,

@@ -73,7 +73,8 @@ impl Live {
 #[derive(Serialize)]
 struct MatView {
     mat: MatNo,
-    /// `online`, `cut off`, or `unknown` (never heard from).
+    /// `online`, `cut off`, `unknown` (never heard from), or `no broker` (the office
+    /// has lost the broker, so it cannot tell).
     presence: &'static str,
     /// Seconds since the presence last changed.
     presence_for_s: u64,
@@ -146,6 +147,8 @@ pub fn view_json(t: &Tournament, live: &Live, seq: u64, now_unix_ms: u64) -> Str
             MatView {
                 mat,
                 presence: match l.online {
+                    // The office itself cannot see the mats while it has no broker.
+                    _ if live.broker != "connected" => "no broker",
                     Some(true) => "online",
                     Some(false) => "cut off",
                     None => "unknown",

@@ -198,6 +198,13 @@ pub struct FixtureView {
     pub conflict: Option<String>,
 }
 
+/// Every fixture's sides and result, and the group tables they needed.
+#[derive(Default)]
+struct Resolution {
+    by_id: BTreeMap<FixtureId, ([Side; 2], Option<Outcome>)>,
+    tables: BTreeMap<u32, crate::standings::GroupTable>,
+}
+
 /// Resolved side of a fixture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Side {
@@ -367,7 +374,13 @@ impl Tournament {
                     }
                     Some(w) if *w > 1 => return Err(OfficeError::Side(*w)),
                     Some(w) => {
-                        let played = self.played_outcome(fixture);
+                        let sides = self
+                            .resolution()
+                            .by_id
+                            .remove(fixture.as_str())
+                            .map(|(sides, _)| sides)
+                            .unwrap_or([Side::Unknown, Side::Unknown]);
+                        let played = self.played_outcome(fixture, &sides);
                         let pieces = played.map(|o| o.pieces).unwrap_or_else(|| {
                             let mut p = [0, 0];
                             p[*w] = self.options.pieces_per_team;
@@ -393,10 +406,11 @@ impl Tournament {
     }
 
     fn release_decided(&mut self) {
+        let r = self.resolution();
         let decided: Vec<FixtureId> = self
             .assigned
             .keys()
-            .filter(|f| self.outcome(f).is_some())
+            .filter(|f| r.by_id.get(f.as_str()).is_some_and(|x| x.1.is_some()))
             .cloned()
             .collect();
         for f in decided {
@@ -439,8 +453,7 @@ impl Tournament {
 
     /// The result a mat recorded for a fixture (the last finished game for it),
     /// with the sides mapped from the game's team order to the fixture's.
-    fn played_outcome(&self, fixture: &str) -> Option<Outcome> {
-        let teams = self.sides(fixture);
+    fn played_outcome(&self, fixture: &str, teams: &[Side; 2]) -> Option<Outcome> {
         let (mat, game, g) = self
             .games_for(fixture)
             .filter(|(_, _, g)| g.is_over())
@@ -466,86 +479,99 @@ impl Tournament {
         })
     }
 
-    /// A fixture's result: the office's decision, a bye, or what the mat recorded.
-    pub fn outcome(&self, fixture: &str) -> Option<Outcome> {
+    /// A fixture's result given its sides: the office's decision, a bye, or what
+    /// the mat recorded.
+    fn outcome_given(&self, fixture: &str, sides: &[Side; 2]) -> Option<Outcome> {
         if let Some(d) = self.decisions.get(fixture) {
             return Some(d.clone());
         }
-        let sides = self.sides(fixture);
         match (&sides[0], &sides[1]) {
-            (Side::Bye, Side::Team(_)) => {
-                return Some(Outcome {
-                    winner: 1,
-                    pieces: [0, 0],
-                    how: How::Bye,
-                })
-            }
-            (Side::Team(_), Side::Bye) | (Side::Bye, Side::Bye) => {
-                return Some(Outcome {
-                    winner: 0,
-                    pieces: [0, 0],
-                    how: How::Bye,
-                })
-            }
-            _ => {}
-        }
-        self.played_outcome(fixture)
-    }
-
-    fn sides(&self, fixture: &str) -> [Side; 2] {
-        match self.find(fixture) {
-            Ok(f) => [self.resolve(&f.slots[0], 0), self.resolve(&f.slots[1], 0)],
-            Err(_) => [Side::Unknown, Side::Unknown],
+            (Side::Bye, Side::Team(_)) => Some(Outcome {
+                winner: 1,
+                pieces: [0, 0],
+                how: How::Bye,
+            }),
+            (Side::Team(_), Side::Bye) | (Side::Bye, Side::Bye) => Some(Outcome {
+                winner: 0,
+                pieces: [0, 0],
+                how: How::Bye,
+            }),
+            _ => self.played_outcome(fixture, sides),
         }
     }
 
-    fn resolve(&self, slot: &Slot, depth: u32) -> Side {
-        if depth > 64 {
-            return Side::Unknown;
+    /// Every fixture's sides and result, worked out once in draw order (a
+    /// fixture's sides depend only on fixtures before it: the groups before the
+    /// knockout, each knockout round before the next).
+    fn resolution(&self) -> Resolution {
+        let mut r = Resolution::default();
+        let Some(draw) = &self.draw else {
+            return r;
+        };
+        for f in &draw.fixtures {
+            let sides = [
+                self.resolve_in(&f.slots[0], &mut r),
+                self.resolve_in(&f.slots[1], &mut r),
+            ];
+            let outcome = self.outcome_given(&f.id, &sides);
+            r.by_id.insert(f.id.clone(), (sides, outcome));
         }
+        r
+    }
+
+    fn resolve_in(&self, slot: &Slot, r: &mut Resolution) -> Side {
         match slot {
             Slot::Team { name } => Side::Team(name.clone()),
             Slot::Bye => Side::Bye,
-            Slot::WinnerOf { fixture } => {
-                let Ok(f) = self.find(fixture) else {
-                    return Side::Unknown;
-                };
-                let sides = [
-                    self.resolve(&f.slots[0], depth + 1),
-                    self.resolve(&f.slots[1], depth + 1),
-                ];
-                match (&sides[0], &sides[1]) {
+            Slot::WinnerOf { fixture } => match r.by_id.get(fixture) {
+                None => Side::Unknown,
+                Some((sides, outcome)) => match (&sides[0], &sides[1]) {
                     (Side::Bye, Side::Bye) => Side::Bye,
                     (Side::Bye, other) | (other, Side::Bye) => other.clone(),
-                    _ => match self.outcome(fixture) {
-                        Some(o) => sides[o.winner].clone(),
-                        None => Side::Unknown,
-                    },
-                }
-            }
+                    _ => outcome
+                        .as_ref()
+                        .map_or(Side::Unknown, |o| sides[o.winner].clone()),
+                },
+            },
             Slot::GroupPlace { group, place } => {
-                let table = self.group_table(*group);
+                let by_id = &r.by_id;
+                let table = r.tables.entry(*group).or_insert_with(|| {
+                    self.group_table_with(*group, &|id| by_id.get(id).and_then(|x| x.1.clone()))
+                });
                 if !table.complete {
                     return Side::Unknown;
                 }
                 table
                     .rows
                     .get(*place as usize - 1)
-                    .map(|r| Side::Team(r.team.clone()))
+                    .map(|row| Side::Team(row.team.clone()))
                     .unwrap_or(Side::Bye)
             }
         }
     }
 
+    /// A fixture's result: the office's decision, a bye, or what the mat recorded.
+    pub fn outcome(&self, fixture: &str) -> Option<Outcome> {
+        self.resolution().by_id.remove(fixture).and_then(|(_, o)| o)
+    }
+
     /// One fixture as the bracket shows it.
     pub fn fixture_view(&self, id: &str) -> Result<FixtureView, OfficeError> {
         let f = self.find(id)?;
-        let sides = self.sides(id);
+        Ok(self.view_of(f, &self.resolution()))
+    }
+
+    fn view_of(&self, f: &Fixture, r: &Resolution) -> FixtureView {
+        let id = f.id.as_str();
+        let (sides, outcome) = r
+            .by_id
+            .get(id)
+            .cloned()
+            .unwrap_or(([Side::Unknown, Side::Unknown], None));
         let team = |s: &Side| match s {
             Side::Team(n) => Some(n.clone()),
             _ => None,
         };
-        let outcome = self.outcome(id);
         let conflict = self
             .games_for(id)
             .find(|(_, _, g)| {
@@ -562,7 +588,7 @@ impl Tournament {
                     g.team_name(1)
                 )
             });
-        Ok(FixtureView {
+        FixtureView {
             id: f.id.clone(),
             stage: f.stage,
             teams: [team(&sides[0]), team(&sides[1])],
@@ -570,7 +596,7 @@ impl Tournament {
             mat: self.assigned.get(id).map(|a| a.mat),
             outcome,
             conflict,
-        })
+        }
     }
 
     /// Every fixture in draw order.
@@ -578,10 +604,8 @@ impl Tournament {
         let Some(draw) = &self.draw else {
             return vec![];
         };
-        draw.fixtures
-            .iter()
-            .filter_map(|f| self.fixture_view(&f.id).ok())
-            .collect()
+        let r = self.resolution();
+        draw.fixtures.iter().map(|f| self.view_of(f, &r)).collect()
     }
 
     /// The game setup a mat is sent for a fixture: the two rosters in fixture order,
@@ -613,14 +637,14 @@ impl Tournament {
             .copied()
             .collect();
         free.reverse();
-        let mut playing: BTreeSet<String> = self
-            .assigned
-            .keys()
-            .filter_map(|f| self.fixture_view(f).ok())
-            .flat_map(|v| v.teams.into_iter().flatten())
+        let bracket = self.bracket();
+        let mut playing: BTreeSet<String> = bracket
+            .iter()
+            .filter(|v| self.assigned.contains_key(&v.id))
+            .flat_map(|v| v.teams.iter().flatten().cloned())
             .collect();
         let mut out = Vec::new();
-        for v in self.bracket() {
+        for v in bracket {
             if free.is_empty() {
                 break;
             }

@@ -44,6 +44,15 @@ pub struct Standing {
 impl Tournament {
     /// Group `group`'s table as it stands.
     pub fn group_table(&self, group: u32) -> GroupTable {
+        self.group_table_with(group, &|id| self.outcome(id))
+    }
+
+    /// Group `group`'s table with the fixtures' results from `outcome`.
+    pub(crate) fn group_table_with(
+        &self,
+        group: u32,
+        outcome: &dyn Fn(&str) -> Option<crate::office::Outcome>,
+    ) -> GroupTable {
         let Some(draw) = &self.draw else {
             return GroupTable {
                 group,
@@ -80,15 +89,15 @@ impl Tournament {
                 Slot::Team { name } => name,
                 _ => String::new(),
             });
-            let Some(o) = self.outcome(&f.id) else {
+            let Some(o) = outcome(&f.id) else {
                 complete = false;
                 continue;
             };
             if o.how == How::Bye {
                 continue;
             }
-            for side in 0..2 {
-                if let Some(r) = rows.get_mut(&names[side]) {
+            for (side, name) in names.iter().enumerate() {
+                if let Some(r) = rows.get_mut(name) {
                     r.played += 1;
                     if o.winner == side {
                         r.won += 1;
@@ -160,7 +169,14 @@ impl Tournament {
     /// Every group's table.
     pub fn group_tables(&self) -> Vec<GroupTable> {
         let n = self.draw.as_ref().map_or(0, |d| d.groups.len());
-        (0..n as u32).map(|g| self.group_table(g)).collect()
+        let bracket: BTreeMap<String, Option<crate::office::Outcome>> = self
+            .bracket()
+            .into_iter()
+            .map(|v| (v.id, v.outcome))
+            .collect();
+        (0..n as u32)
+            .map(|g| self.group_table_with(g, &|id| bracket.get(id).cloned().flatten()))
+            .collect()
     }
 
     /// The standings as far as they are decided: the champion and runner-up once the
@@ -175,14 +191,11 @@ impl Tournament {
         let mut by_round: BTreeMap<u32, Vec<String>> = BTreeMap::new();
         let mut rounds_total = 0;
         let mut champion = None;
-        for f in &draw.fixtures {
-            let Stage::Knockout { round, rounds } = f.stage else {
+        for v in self.bracket() {
+            let Stage::Knockout { round, rounds } = v.stage else {
                 continue;
             };
             rounds_total = rounds;
-            let Ok(v) = self.fixture_view(&f.id) else {
-                continue;
-            };
             let (Some(o), [Some(a), Some(b)]) = (&v.outcome, &v.teams) else {
                 continue;
             };

@@ -9,8 +9,10 @@ use yut_match::{Entry, MatchLog};
 /// A tournament of `n` sample teams, registered and drawn.
 fn drawn(n: usize, format: Format, seed: u64) -> Tournament {
     let mut t = Tournament::default();
-    let mut options = yut_match::MatchOptions::default();
-    options.pieces_per_team = 2;
+    let options = yut_match::MatchOptions {
+        pieces_per_team: 2,
+        ..Default::default()
+    };
     t.apply(&OfficeEntry::Register {
         at_ms: 1,
         teams: sample_teams(n),
