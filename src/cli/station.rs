@@ -93,8 +93,8 @@ pub struct DemoArgs {
     /// Teams in the --mats tournament (single elimination).
     #[arg(long, default_value_t = 16, requires = "mats")]
     pub teams: usize,
-    /// Pieces per team in the --mats tournament's games.
-    #[arg(long, default_value_t = 4, requires = "mats")]
+    /// Pieces per team in the --mats tournament's games (a small tournament: 2).
+    #[arg(long, default_value_t = 2, requires = "mats")]
     pub pieces: u8,
     /// With --mats: kill the broker twice, cut one station off for two minutes and
     /// kill the office once while the tournament plays, and report.
