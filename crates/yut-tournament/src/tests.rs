@@ -344,3 +344,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_referees_override_after_the_game_changes_the_result_the_office_folds() {
+    let mut hall = Hall::new(drawn(2, Format::SingleElimination, 4), 1);
+    hall.run(10_000, 4);
+    assert!(hall.t.is_complete());
+    // After the end, the referee at the mat calls throw 1 again: the station
+    // journals an override, the game is folded afresh, and the office with it.
+    let game = hall.stations[&1].0.current().unwrap().clone();
+    let first = game.throws().next().unwrap().effective().unwrap();
+    let other = if first == yut_rules::yut::ThrowResult::Nak {
+        yut_rules::yut::ThrowResult::Do
+    } else {
+        yut_rules::yut::ThrowResult::Nak
+    };
+    let at_ms = hall.now + 1;
+    hall.send(
+        1,
+        Entry::Event(yut_match::MatchEvent::new(
+            at_ms,
+            yut_match::Action::Call {
+                throw: 1,
+                result: other,
+            },
+        )),
+    );
+    let after = hall.stations[&1].0.current().unwrap();
+    let winner = after.game().winner();
+    let outcome = hall.t.outcome("K1-1");
+    match winner {
+        // The game goes on at the mat: no result until it ends again.
+        None => {
+            assert_eq!(outcome, None);
+            assert!(!hall.t.is_complete());
+        }
+        Some(w) => {
+            let name = after.team_name(w);
+            let view = hall.t.fixture_view("K1-1").unwrap();
+            assert_eq!(view.teams[outcome.unwrap().winner].as_deref(), Some(name));
+        }
+    }
+}
