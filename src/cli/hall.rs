@@ -357,11 +357,23 @@ pub fn run_hall_demo(d: HallDemo) -> anyhow::Result<()> {
         vec![]
     };
     let mut cut_until: Option<Instant> = None;
+    // Ctrl-C stops the stations, the office and the broker in order.
+    let interrupted: Arc<AtomicBool> = Arc::default();
+    let flag = interrupted.clone();
+    rt.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    });
     let mut report: Vec<String> = Vec::new();
     let mut decided_seen = 0usize;
-    let mut last_view: Value;
+    let mut last_view = Value::Null;
+    let mut finished = false;
     loop {
         std::thread::sleep(Duration::from_millis(250));
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
         if let Ok(v) = get_json(d.office_listen, "/api/tournament") {
             let decided: Vec<&Value> = v["bracket"]
                 .as_array()
@@ -383,6 +395,7 @@ pub fn run_hall_demo(d: HallDemo) -> anyhow::Result<()> {
             let done = v["complete"].as_bool() == Some(true);
             last_view = v;
             if done && faults.is_empty() && cut_until.is_none() {
+                finished = true;
                 break;
             }
         }
@@ -473,6 +486,15 @@ pub fn run_hall_demo(d: HallDemo) -> anyhow::Result<()> {
         }
     }
     let play_secs = play_start.elapsed().as_secs_f64();
+    if finished && !d.headless {
+        println!(
+            "tournament finished: the pages stay up; Ctrl-C to stop (http://{}/tournament)",
+            d.office_listen
+        );
+        while !interrupted.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
     // Let the last acknowledgements arrive, then stop the stations.
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline
@@ -498,6 +520,14 @@ pub fn run_hall_demo(d: HallDemo) -> anyhow::Result<()> {
         m.station.stop();
     }
     office.kill();
+    drop(broker);
+    if !finished {
+        println!(
+            "\nstopped before the end; the journals stay in {}",
+            d.data.display()
+        );
+        return Ok(());
+    }
     println!(
         "\ntournament finished: {} teams, {} mats, {throws} rendered throws ({auto_wrong} called wrong automatically) in {play_secs:.0} s of play",
         d.teams, d.mats
@@ -507,12 +537,6 @@ pub fn run_hall_demo(d: HallDemo) -> anyhow::Result<()> {
         for r in &report {
             println!("  {r}");
         }
-    }
-    if !d.headless {
-        println!(
-            "(the pages are gone with the stations; the journals stay in {})",
-            d.data.display()
-        );
     }
     verify(&office_dir, &dirs, &last_view)
 }
