@@ -28,7 +28,7 @@ pub struct OfficeArgs {
 
 #[derive(Subcommand)]
 pub enum OfficeCommand {
-    /// Print the standings from the office's journal; with --stations, rebuild
+    /// Print the standings from the office's journal; with --station MAT=DIR, rebuild
     /// them from the stations' journals alone and compare.
     Standings(StandingsArgs),
     /// Measure the office: simulated stations (no rendering) publish at event rate
