@@ -151,24 +151,22 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
         )?),
         _ => None,
     };
-    let mut station = Station::start_linked(
-        Options {
-            data_dir: a.data.clone(),
-            clock,
-            vision: VisionSetup {
-                detector,
-                profile_path: Some(a.profile.clone()),
-                model_path: a.model.clone(),
-            },
-            pin: pin.clone(),
-            default_setup: default_setup(),
-            sensor,
-            print_calls: true,
-            autopilot: None,
+    let options = Options {
+        data_dir: a.data.clone(),
+        clock,
+        vision: VisionSetup {
+            detector,
+            profile_path: Some(a.profile.clone()),
+            model_path: a.model.clone(),
         },
-        link.as_ref().map(|l| l.port()),
-    )
-    .with_context(|| format!("data directory {}", a.data.display()))?;
+        pin: pin.clone(),
+        default_setup: default_setup(),
+        sensor,
+        print_calls: true,
+        autopilot: None,
+    };
+    let mut station = Station::start_linked(options, link.as_ref().map(|l| l.port()))
+        .with_context(|| format!("data directory {}", a.data.display()))?;
     if let Some(source) = source {
         station.attach_source(source)?;
     }
