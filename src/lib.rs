@@ -2,7 +2,8 @@
 //!
 //! Everything here does I/O or owns a thread: frame sources ([`capture`]), the
 //! sensor's serial link ([`sensor`]), the journal's store ([`journal`]) and the
-//! running station with its web server ([`station`]). The rules (`yut_rules`), the
+//! running station with its web server ([`station`]), and the tournament office
+//! over MQTT ([`office`]). The rules (`yut_rules`), the
 //! match (`yut_match`), the sensor protocol (`yut_sensor`) and the vision
 //! (`yut_vision`) are pure crates below it; the lab (`yut_lab`) and the renderer
 //! (`yut_sim`) give the demo its rendered station. No game logic lives here;
@@ -11,6 +12,7 @@
 
 pub mod capture;
 pub mod journal;
+pub mod office;
 pub mod sensor;
 pub mod station;
 pub mod text;

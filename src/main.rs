@@ -33,6 +33,9 @@ enum CliCommand {
     /// The match journal: show its events, export a game record, measure it.
     #[command(subcommand)]
     Journal(cli::journal::JournalCommand),
+    /// The tournament office: teams, the draw, mats over MQTT, the hall screen
+    /// (/tournament) and the console (/office); `office standings`, `office load`.
+    Office(cli::office::OfficeArgs),
     /// Station profiles: what one holds, and forgetting what it learned.
     #[command(subcommand)]
     Profile(cli::profile::ProfileCommand),
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         CliCommand::Game(command) => cli::game::run(command),
         CliCommand::Gostop(command) => cli::gostop::run(command),
         CliCommand::Journal(command) => cli::journal::run(command),
+        CliCommand::Office(args) => cli::office::run(args),
         CliCommand::Profile(command) => cli::profile::run(command),
         CliCommand::Sensor(command) => cli::sensor::run(command),
         CliCommand::Stats(args) => cli::stats::run(args),

@@ -6,7 +6,9 @@
 pub mod clips;
 pub mod game;
 pub mod gostop;
+pub mod hall;
 pub mod journal;
+pub mod office;
 pub mod profile;
 pub mod random_game;
 pub mod station;

@@ -56,6 +56,13 @@ pub struct StationArgs {
     /// The referee PIN, 4 to 12 digits (a random one is printed when not given).
     #[arg(long, env = "YUTSTATION_PIN")]
     pub pin: Option<String>,
+    /// Play in a tournament: the MQTT broker (HOST:PORT) the office listens on
+    /// (`docs/tournament.md`); needs --mat.
+    #[arg(long, requires = "mat")]
+    pub broker: Option<String>,
+    /// This station's mat number in the tournament.
+    #[arg(long, requires = "broker")]
+    pub mat: Option<u32>,
 }
 
 #[derive(Args)]
@@ -85,6 +92,23 @@ pub struct DemoArgs {
     pub width: u32,
     #[arg(long, default_value_t = 720)]
     pub height: u32,
+    /// A whole tournament on N mats: a local Mosquitto, the office, N rendered
+    /// stations (`docs/tournament.md`); frames 640x360 unless --width is given.
+    #[arg(long)]
+    pub mats: Option<u32>,
+    /// Teams in the --mats tournament (single elimination).
+    #[arg(long, default_value_t = 16, requires = "mats")]
+    pub teams: usize,
+    /// Pieces per team in the --mats tournament's games (a small tournament: 2).
+    #[arg(long, default_value_t = 2, requires = "mats")]
+    pub pieces: u8,
+    /// With --mats: kill the broker twice, cut one station off for two minutes and
+    /// kill the office once while the tournament plays, and report.
+    #[arg(long, requires = "mats")]
+    pub faults: bool,
+    /// Where the office serves the hall screen and its console (--mats).
+    #[arg(long, default_value = "127.0.0.1:8090")]
+    pub office_listen: SocketAddr,
 }
 
 fn random_pin() -> String {
@@ -129,7 +153,14 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
         )
     });
     let pin = a.pin.clone().unwrap_or_else(random_pin);
-    let mut station = Station::start(Options {
+    let link = match (&a.broker, a.mat) {
+        (Some(broker), Some(mat)) => Some(yutstation::station::mqtt::MatLink::spawn(
+            yutstation::station::mqtt::LinkConfig::new(broker, mat)
+                .map_err(|e| InputError(e.to_string()))?,
+        )?),
+        _ => None,
+    };
+    let options = Options {
         data_dir: a.data.clone(),
         new_journal: a.new_journal,
         clock,
@@ -143,18 +174,21 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
         sensor,
         print_calls: true,
         autopilot: None,
-    })?;
+    };
+    let mut station = Station::start_linked(options, link.as_ref().map(|l| l.port()))?;
     if let Some(source) = source {
         station.attach_source(source)?;
     }
     if a.pin.is_none() {
         println!("referee PIN: {pin}");
     }
-    serve_until_interrupted(station, a.listen, None)
+    let served = serve_until_interrupted(station, a.listen, None);
+    drop(link);
+    served
 }
 
 /// Find a held-out look the station can calibrate, as a crew would pick a hall.
-fn demo_look(
+pub(crate) fn demo_look(
     seed: u64,
     width: u32,
     height: u32,
@@ -176,6 +210,30 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
     let data = a.data.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("yutstation-demo-{}", std::process::id()))
     });
+    if let Some(mats) = a.mats {
+        if mats == 0 || a.teams < 2 {
+            return Err(
+                InputError("--mats needs at least 1 mat and --teams at least 2".into()).into(),
+            );
+        }
+        // Eight rendered stations on a small machine: a quarter of the pixels
+        // unless the size is asked for.
+        let full = a.width == 1280 && a.height == 720;
+        return super::hall::run_hall_demo(super::hall::HallDemo {
+            mats,
+            teams: a.teams,
+            headless: a.headless,
+            faults: a.faults,
+            pieces: a.pieces,
+            seed: a.seed,
+            width: if full { 640 } else { a.width },
+            height: if full { 360 } else { a.height },
+            model: a.model.clone(),
+            data,
+            office_listen: a.office_listen,
+            pin: a.pin.clone(),
+        });
+    }
     std::fs::create_dir_all(&data)
         .with_context(|| format!("cannot create the data directory {}", data.display()))?;
     let clock = if a.headless {

@@ -4,8 +4,9 @@
 //!
 //! Pure (no I/O, time passed in): [`command`], [`view`], [`core`], [`auth`],
 //! [`board_view`].
-//! Shell: [`clip`] (replay clips), [`hub`] (the seam between the tasks and the web server), [`insight`]
-//! (win chances and stick fairness, off the core thread), [`server`]
+//! Shell: [`clip`] (replay clips), [`hub`] (the seam between the tasks and the web
+//! server), [`insight`] (win chances and stick fairness, off the core thread),
+//! [`mqtt`] (the link to the tournament office), [`server`]
 //! (axum: pages, WebSocket, login), [`run`] (the tasks).
 
 pub mod auth;
@@ -16,6 +17,7 @@ pub mod core;
 pub mod eyes;
 pub mod hub;
 pub mod insight;
+pub mod mqtt;
 pub mod overlay;
 pub mod run;
 pub mod server;

@@ -15,6 +15,7 @@ use super::core::{self as decide, throw_gate, ThrowGate};
 use super::eyes::{self, Ask, Seen, VisionInput, VisionSetup};
 use super::hub::{Hub, Published, Request};
 use super::insight::{self, Insight};
+use super::mqtt::LinkPort;
 use super::sim_camera::RenderedThrow;
 use super::view::{self, Health};
 use crate::capture::{Clock, FrameSource};
@@ -114,6 +115,14 @@ impl Station {
     /// Open the journal, start the vision and core threads. Frames come from
     /// [`Station::attach_source`].
     pub fn start(opts: Options) -> anyhow::Result<Station> {
+        Station::start_linked(opts, None)
+    }
+
+    /// [`Station::start`] with a link to the tournament office: every entry the core
+    /// appends (and every one already in the journal) goes to `link`, the stand-ins
+    /// accept the office's assignments, and the link's state is in the station's
+    /// health (`docs/tournament.md`).
+    pub fn start_linked(opts: Options, link: Option<LinkPort>) -> anyhow::Result<Station> {
         super::auth::check_pin(&opts.pin)?;
         let (journal, problems) = if opts.new_journal {
             let (journal, problems, aside) = Journal::open_new(&opts.data_dir)?;
@@ -127,6 +136,11 @@ impl Station {
         } else {
             Journal::open(&opts.data_dir)?
         };
+        if let Some(port) = &link {
+            for rec in journal.entries().0 {
+                port.entry(rec.id, &rec.entry);
+            }
+        }
         let evidence = Arc::new(EvidenceStore::new(opts.data_dir.join("evidence")));
         let mut health = Health::default();
         for p in &problems {
@@ -229,6 +243,7 @@ impl Station {
             insight: insight_rx.clone(),
             appended: 0,
             sent_logs: None,
+            link,
         };
         core.publish(true);
         threads.push(
@@ -368,6 +383,8 @@ struct Core {
     /// Appends so far, and how many the insight task was last sent.
     appended: u64,
     sent_logs: Option<u64>,
+    /// The tournament office's link, when the station plays in a tournament.
+    link: Option<LinkPort>,
 }
 
 /// How long a rendered throw may go without a camera call before the demo's
@@ -410,6 +427,9 @@ impl Core {
     fn append(&mut self, entry: Entry) -> Result<i64, String> {
         let id = self.journal.append(&entry).map_err(|e| e.to_string())?;
         self.appended += 1;
+        if let Some(link) = &self.link {
+            link.entry(id, &entry);
+        }
         if let Some(p) = &mut self.autopilot {
             p.since = entry.at_ms();
         }
@@ -629,7 +649,15 @@ impl Core {
         }
         let station = self.journal.log();
         let by = "demo".to_string();
+        // In a tournament the stand-in referee accepts the office's next match
+        // once the mat is free.
+        let assigned = self
+            .link
+            .as_ref()
+            .and_then(|l| l.pending_setup(station))
+            .filter(|_| station.current().is_none_or(|m| m.is_over()));
         let entry = match station.current() {
+            _ if assigned.is_some() => assigned.map(|setup| Entry::NewGame { at_ms: now, setup }),
             None if p.cfg.run_games => Some(Entry::NewGame {
                 at_ms: now,
                 setup: self.default_setup.clone(),
@@ -645,9 +673,7 @@ impl Core {
                     None
                 }
             }
-            Some(m) if !m.started() => p
-                .cfg
-                .run_games
+            Some(m) if !m.started() => (p.cfg.run_games || m.setup().fixture.is_some())
                 .then(|| signed(now, &by, Action::Start, String::new())),
             Some(m) if m.timeout_running(now).is_some() => None,
             Some(m) => {
@@ -745,6 +771,23 @@ impl Core {
                 (state, Some(e)) => format!("{}: {e}", state.as_str()),
                 (state, None) => state.as_str().into(),
             };
+        }
+        if let Some(link) = &self.link {
+            let status = link.status.borrow().clone();
+            let h = &self.health;
+            link.health(
+                now,
+                format!(
+                    "camera {}, vision {}, journal {}",
+                    h.camera, h.vision, h.journal
+                ),
+            );
+            self.health.tournament = Some(view::TournamentLink {
+                mat: status.mat,
+                broker: status.broker,
+                unacknowledged: status.last_id - status.acked,
+                next: link.pending_setup(self.journal.log()),
+            });
         }
         let station = self.journal.log();
         if self.sent_logs != Some(self.appended) {

@@ -110,7 +110,18 @@ pub async fn serve_with(
     listener: tokio::net::TcpListener,
     limits: Limits,
 ) -> std::io::Result<()> {
-    let app = router_with(hub, limits);
+    serve_router(router_with(hub, limits), listener, limits).await
+}
+
+/// Serve `app` on `listener` with the connection [`Limits`] (read timeouts, a
+/// cap on connections and buffers, JSON for the HTTP layer's own errors), each
+/// request carrying the client's address (`ConnectInfo`). The station's pages
+/// and the tournament office's both run on it.
+pub async fn serve_router(
+    app: Router,
+    listener: tokio::net::TcpListener,
+    limits: Limits,
+) -> std::io::Result<()> {
     let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     loop {
         let (stream, remote) = match listener.accept().await {
@@ -457,7 +468,7 @@ fn json_text(status: StatusCode, body: String) -> Response {
 
 /// A refusal as the API words it: a status and `{"error": "one line"}`.
 #[derive(Debug)]
-struct Refusal(StatusCode, String);
+pub(crate) struct Refusal(StatusCode, String);
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
@@ -671,7 +682,7 @@ fn now_ms(app: &ServerShared) -> u64 {
 /// Logins come as JSON from the station's own pages (or from a program that is no
 /// browser page): a form on a page elsewhere cannot lock the referee out or try
 /// PINs through the referee's browser.
-fn own_json(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(crate) fn own_json(headers: &HeaderMap) -> Result<(), Refusal> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -713,7 +724,7 @@ fn own_json(headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// The address a request came from, as the server saw it (one client for all
 /// when the router is served without it).
-fn client(extensions: &Extensions) -> IpAddr {
+pub(crate) fn client(extensions: &Extensions) -> IpAddr {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())

@@ -54,6 +54,8 @@ pub struct SimCamera {
     t_ms: Millis,
     throws: u64,
     on_throw: Option<ThrowHook>,
+    /// On a virtual clock, how long an idle frame (no throw in the air) waits.
+    idle_wait: Duration,
 }
 
 impl SimCamera {
@@ -87,6 +89,7 @@ impl SimCamera {
             t_ms,
             throws: 0,
             on_throw: None,
+            idle_wait: Duration::from_millis(2),
         }
     }
 
@@ -94,6 +97,13 @@ impl SimCamera {
     /// height sensor).
     pub fn on_throw(mut self, f: impl FnMut(&ThrowTruth) + Send + 'static) -> SimCamera {
         self.on_throw = Some(Box::new(f));
+        self
+    }
+
+    /// On a virtual clock, let idle frames wait `wait` (2 ms unless set): many
+    /// stations on one machine waiting for their next match should not spin.
+    pub fn idle_wait(mut self, wait: Duration) -> SimCamera {
+        self.idle_wait = wait;
         self
     }
 
@@ -150,7 +160,7 @@ impl FrameSource for SimCamera {
         // placer, the referee) can act.
         if self.clock.is_virtual() {
             if self.queue.is_empty() {
-                std::thread::sleep(Duration::from_millis(2));
+                std::thread::sleep(self.idle_wait);
             }
             self.t_ms = self.t_ms.max(self.clock.now()) + dt;
             self.clock.advance_to(self.t_ms);

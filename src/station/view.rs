@@ -17,6 +17,23 @@ pub struct Health {
     /// Things a person should know (a journal problem at start, a refused camera
     /// call, sticks picked up before the call), newest last, at most a few.
     pub problems: Vec<String>,
+    /// The link to the tournament office, when the station plays in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentLink>,
+}
+
+/// The station's link to the tournament office, for the console
+/// (`docs/tournament.md`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TournamentLink {
+    pub mat: u32,
+    /// `connected`, or `cut off: …` (judging and journaling go on).
+    pub broker: String,
+    /// Entries the office has not acknowledged yet.
+    pub unacknowledged: i64,
+    /// The office's next match for this mat, for the referee to accept (its setup
+    /// is what `new_game` is sent with).
+    pub next: Option<yut_match::MatchSetup>,
 }
 
 impl Default for Health {
@@ -27,6 +44,7 @@ impl Default for Health {
             vision: "off".into(),
             journal: "ok".into(),
             problems: vec![],
+            tournament: None,
         }
     }
 }

@@ -112,6 +112,11 @@ pub struct MatchSetup {
     pub teams: [TeamSetup; 2],
     #[serde(default)]
     pub options: MatchOptions,
+    /// The tournament match this game is played for (`docs/tournament.md`), when the
+    /// station took it from the office's assignment; `None` for a game registered at
+    /// the mat alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<String>,
 }
 
 /// Why a setup is refused. Each message says what to fix.
@@ -154,6 +159,7 @@ impl MatchSetup {
         MatchSetup {
             teams,
             options: MatchOptions::default(),
+            fixture: None,
         }
     }
 
