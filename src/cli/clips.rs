@@ -17,7 +17,9 @@ fn open(dir: &Path) -> anyhow::Result<Journal> {
         ))
         .into());
     }
-    Ok(Journal::open(dir)?.0)
+    // Read without the data folder's lock, writing nothing: a running
+    // station's clips can be listed, and pruning touches only clip files.
+    Ok(Journal::inspect(dir)?.0)
 }
 
 /// Every throw with a clip: (game, throw, hash).
