@@ -83,6 +83,7 @@ fn place_and_refresh(
 ) {
     for s in sticks.iter_mut() {
         (s.center_cm, s.corners_cm) = on_mat(cal, &s.found, width_cm, camera);
+        s.flat_width_px = yut_vision::measure::flat_width_px(cal, &s.found, s.center_cm, width_cm);
     }
     refresh_all(sticks);
 }

@@ -1284,3 +1284,108 @@ fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
         );
     }
 }
+
+/// A wider world's station whose round faces the appearance models cannot read
+/// (look 1200000: its taught sticks read at about nothing by the models) is
+/// taught a reader of its own; its throws are judged without a silent error, the
+/// clear ones mostly called.
+#[test]
+fn a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader() {
+    use yut_lab::station::simulated_station;
+    let look = Look::world(1_200_000, 1280, 720);
+    let (mut d, _) = simulated_station(&look, model()).unwrap();
+    let own = d
+        .taught
+        .taught_reader
+        .clone()
+        .expect("the station reads with its taught reader");
+    assert!(
+        own.separation() >= yut_vision::taught_reader::SEPARATES,
+        "{}",
+        own.separation()
+    );
+    let (mut called, mut clear, mut learned) = (0, 0, 0);
+    for k in 0..8u64 {
+        let (scene, truth) = yut_sim::numbered_throw(&look, k);
+        let img = yut_sim::render(&look, &scene).to_bgr_mat().unwrap();
+        let (sticks, probs) = d.read(&img).unwrap();
+        let v = yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs);
+        if let Some(r) = v.result {
+            assert_eq!(r, truth.result, "throw {k}: a silent error: {v:?}");
+        }
+        if !truth.to_refer() {
+            clear += 1;
+            called += usize::from(v.result.is_some());
+        }
+        // The referee calls what was referred; the station learns what the
+        // call settles, and a wrong call teaches nothing it was sure of.
+        if v.result.is_none() {
+            let reader = d.taught.taught_reader.as_mut().unwrap();
+            learned += yut_vision::taught_reader::learn_call(
+                reader,
+                &sticks,
+                &v,
+                truth.result,
+                &format!("throw {k}"),
+            );
+        }
+        if let (Some(r), true) = (v.result, k == 0) {
+            let wrong = if r == ThrowResult::Mo {
+                ThrowResult::Yut
+            } else {
+                ThrowResult::Mo
+            };
+            let reader = d.taught.taught_reader.as_mut().unwrap();
+            assert_eq!(
+                yut_vision::taught_reader::learn_call(reader, &sticks, &v, wrong, "wrong"),
+                0,
+                "a call against sure readings teaches nothing"
+            );
+        }
+    }
+    assert!(
+        called * 2 >= clear,
+        "{called} of {clear} clear throws called"
+    );
+    assert_eq!(
+        d.taught.taught_reader.as_ref().unwrap().learned.len(),
+        learned
+    );
+}
+
+/// Teaching takes more shots: the sticks moved and turned, shot again, and the
+/// station's own reader learns from all of them.
+#[test]
+fn teaching_takes_more_shots() {
+    let look = Look::world(1_200_000, 1280, 720);
+    let empty = yut_sim::render(&look, &yut_sim::empty_scene(&look))
+        .to_bgr_mat()
+        .unwrap();
+    let cal = calibrate(&empty, spec(&look)).unwrap();
+    let shot = |seed: u64| {
+        let mut turned = look.clone();
+        turned.seed = seed;
+        ["front", "back", "marked"].map(|w| {
+            yut_sim::render(&look, &yut_sim::teach_scene(&turned, w))
+                .to_bgr_mat()
+                .unwrap()
+        })
+    };
+    let (one, two) = (shot(look.seed), shot(look.seed ^ 0x5eed));
+    let model = model();
+    let once =
+        yut_vision::teach(&cal, &empty, &[[&one[0], &one[1], &one[2]]], Some(&model)).unwrap();
+    let twice = yut_vision::teach(
+        &cal,
+        &empty,
+        &[[&one[0], &one[1], &one[2]], [&two[0], &two[1], &two[2]]],
+        Some(&model),
+    )
+    .unwrap();
+    assert_eq!(twice.more.len(), 1);
+    let taught = |t: &yut_vision::Teaching| {
+        let own = t.taught.taught_reader.as_ref().expect("its own reader");
+        own.front.len() + own.back.len()
+    };
+    assert_eq!(taught(&twice), 2 * taught(&once));
+}

@@ -569,7 +569,7 @@ fn mat_outline_grab_cut(small: &Mat) -> Result<Option<(Vector<Point>, f64)>, Cal
     // about it perhaps, the rest floor; the band joins the mat where the
     // floor's colours do not explain it.
     let first = is_cut(&mask)?;
-    let k = ((0.04 * sw.min(sh) as f64) as i32).max(3) | 1;
+    let k = ((0.08 * sw.min(sh) as f64) as i32).max(3) | 1;
     let disc = imgproc::get_structuring_element_def(imgproc::MORPH_ELLIPSE, Size::new(k, k))?;
     let (mut grown, mut core) = (Mat::default(), Mat::default());
     imgproc::dilate_def(&first, &mut grown, &disc)?;
@@ -1178,6 +1178,53 @@ pub fn colour(r: f64, g: f64, b: f64) -> Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A grey mat with a dark binding on a light floor, as the small picture
+    /// calibration works on: 640 × 360, the mat's outer edge at (200, 80) to
+    /// (440, 280), its binding 8 pixels wide.
+    fn bound_mat() -> Mat {
+        let mut img = Mat::new_rows_cols_with_default(
+            360,
+            640,
+            opencv::core::CV_8UC3,
+            Scalar::new(170.0, 200.0, 225.0, 0.0),
+        )
+        .unwrap();
+        let rect = |x0, y0, x1, y1| opencv::core::Rect::new(x0, y0, x1 - x0, y1 - y0);
+        imgproc::rectangle(
+            &mut img,
+            rect(200, 80, 440, 280),
+            Scalar::new(70.0, 72.0, 75.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        imgproc::rectangle(
+            &mut img,
+            rect(208, 88, 432, 272),
+            Scalar::new(150.0, 160.0, 165.0, 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+        img
+    }
+
+    #[test]
+    fn the_cut_takes_in_the_mats_binding() {
+        let (contour, s) = mat_outline_grab_cut(&bound_mat())
+            .unwrap()
+            .expect("a mat clear of the edges");
+        let r = imgproc::bounding_rect(&contour).unwrap();
+        let at = |v: i32| v as f64 / s;
+        // The outer edge of the binding, not the inner one (8 px in).
+        assert!((at(r.x) - 200.0).abs() <= 4.0, "{r:?} at {s}");
+        assert!((at(r.y) - 80.0).abs() <= 4.0, "{r:?} at {s}");
+        assert!((at(r.x + r.width) - 440.0).abs() <= 4.0, "{r:?} at {s}");
+        assert!((at(r.y + r.height) - 280.0).abs() <= 4.0, "{r:?} at {s}");
+    }
 
     #[test]
     fn a_mat_spec_is_a_shape_and_a_finite_size() {

@@ -292,7 +292,7 @@ impl Classifier {
         if let Some(own) = &taught.taught_reader {
             return Ok(sticks
                 .iter()
-                .map(|s| FaceProbs::single(own.read(&s.features)))
+                .map(|s| FaceProbs::single(own.read(s)))
                 .collect());
         }
         let appearance = sticks

@@ -3,7 +3,7 @@
 //! relative to the taught set). Judging and teaching both measure through here.
 
 use crate::calibrate::{self, Calibration};
-use crate::features::{features, patch, Patch, MARK_PEAK, N_FEATURES};
+use crate::features::{features, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use crate::sticks::{
     self, blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
     find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale, Found,
@@ -29,6 +29,14 @@ pub struct Measured {
     pub patch: Patch,
     /// Its taught (length, width) in pixels where it lies.
     pub nominal: (f64, f64),
+    /// How wide (pixels, across its axis in the picture) a stick lying flat
+    /// shows where and as this one lies: the taught width seen through the
+    /// mat's map in the stick's own direction. Under a tilted camera a stick
+    /// lying across the line of sight shows narrower than one along it, which
+    /// `nominal`, one width for every direction, does not tell. 0 where
+    /// unknown (stored before it was kept).
+    #[serde(default)]
+    pub flat_width_px: f64,
     #[serde(skip, default = "no_features")]
     pub features: [f32; N_FEATURES],
 }
@@ -49,6 +57,17 @@ impl Measured {
         (mat.inside_by(self.center_cm), corner)
     }
 
+    /// Its fitted width against the width a stick lying flat shows where and
+    /// as it lies (`flat_width_px`; against the nominal width where that is
+    /// unknown): about 1 lying on a face, about a half on its edge.
+    pub fn width_lying_flat(&self) -> f32 {
+        if self.flat_width_px > 0.0 {
+            (self.found.width / self.flat_width_px) as f32
+        } else {
+            self.features[N_APPEAR]
+        }
+    }
+
     /// Compute the features again from the stored patch (after a dump is read,
     /// or after `features` changed). `others`: the other sticks of the frame.
     pub fn refresh_features(&mut self, others: &[Found]) {
@@ -67,6 +86,28 @@ pub fn on_mat(
 ) -> ([f64; 2], [[f64; 2]; 4]) {
     let under = |px: [f64; 2]| cal.under_stick(px, width_cm, camera);
     (under(s.center), s.corners().map(under))
+}
+
+/// How wide a stick lying flat at `center_cm` shows in the picture across the
+/// axis of `s` (see `Measured::flat_width_px`): the mat's strip of the taught
+/// width about the stick's axis on the mat, measured across its axis in the
+/// picture.
+pub fn flat_width_px(cal: &Calibration, s: &Found, center_cm: [f64; 2], width_cm: f64) -> f64 {
+    let map = &cal.map;
+    let step = s.length.max(1.0) / 4.0;
+    let ahead = map.to_cm([s.center[0] + s.dir[0] * step, s.center[1] + s.dir[1] * step]);
+    let here = map.to_cm(s.center);
+    let (ux, uy) = (ahead[0] - here[0], ahead[1] - here[1]);
+    let norm = ux.hypot(uy);
+    if norm <= 1e-9 {
+        return 0.0;
+    }
+    // The mat's direction across the stick, and its edges' pictures.
+    let n = [-uy / norm * width_cm / 2.0, ux / norm * width_cm / 2.0];
+    let a = map.to_px([center_cm[0] + n[0], center_cm[1] + n[1]]);
+    let b = map.to_px([center_cm[0] - n[0], center_cm[1] - n[1]]);
+    let across = [-s.dir[1], s.dir[0]];
+    ((a[0] - b[0]) * across[0] + (a[1] - b[1]) * across[1]).abs()
 }
 
 /// Recompute the features of all the sticks of one frame.
@@ -217,6 +258,7 @@ pub fn measure_placed(
             Ok(Measured {
                 center_cm,
                 corners_cm,
+                flat_width_px: flat_width_px(cal, &s, center_cm, size_cm.1),
                 found: s,
                 patch: p,
                 nominal,

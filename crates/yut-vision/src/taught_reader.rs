@@ -25,7 +25,8 @@
 //! Teaching decides whether a station reads with it (`teach::check_readable`).
 //! Pure: features in, probabilities out.
 
-use crate::features::{N_APPEAR, N_FEATURES, N_OWN, OWN};
+use crate::features::{N_FEATURES, N_OWN, OWN};
+use crate::measure::Measured;
 use serde::{Deserialize, Serialize};
 
 /// The least spread a face is credited with on each feature, as a share of the
@@ -92,11 +93,11 @@ pub struct Example {
 }
 
 impl Example {
-    /// The example of a stick's features.
-    pub fn of(f: &[f32; N_FEATURES]) -> Example {
+    /// The example of a measured stick.
+    pub fn of(m: &Measured) -> Example {
         Example {
-            look: own(f),
-            width: f[N_APPEAR],
+            look: own(&m.features),
+            width: m.width_lying_flat(),
         }
     }
 }
@@ -141,12 +142,12 @@ pub fn own(f: &[f32; N_FEATURES]) -> [f32; N_OWN] {
 }
 
 impl TaughtReader {
-    /// Learn from sticks' features: `front` lay flat face up, `back` round face
+    /// Learn from measured sticks: `front` lay flat face up, `back` round face
     /// up.
-    pub fn learn(front: &[&[f32; N_FEATURES]], back: &[&[f32; N_FEATURES]]) -> Self {
+    pub fn learn(front: &[&Measured], back: &[&Measured]) -> Self {
         TaughtReader {
-            front: front.iter().map(|f| Example::of(f)).collect(),
-            back: back.iter().map(|f| Example::of(f)).collect(),
+            front: front.iter().map(|m| Example::of(m)).collect(),
+            back: back.iter().map(|m| Example::of(m)).collect(),
             learned: Vec::new(),
         }
     }
@@ -161,7 +162,18 @@ impl TaughtReader {
     /// of the other; the oldest learned stick is dropped beyond [`KEEP`].
     pub fn learn_from_call(
         &mut self,
+        m: &Measured,
+        front: bool,
+        from: String,
+    ) -> Result<(), NotLearned> {
+        self.learn_example(&m.features, Example::of(m), front, from)
+    }
+
+    /// [`TaughtReader::learn_from_call`] of a stick's features and example.
+    pub fn learn_example(
+        &mut self,
         f: &[f32; N_FEATURES],
+        example: Example,
         front: bool,
         from: String,
     ) -> Result<(), NotLearned> {
@@ -175,7 +187,7 @@ impl TaughtReader {
             return Err(NotLearned::Contradicts);
         }
         self.learned.push(Learned {
-            example: Example::of(f),
+            example,
             front,
             from,
         });
@@ -263,14 +275,16 @@ impl TaughtReader {
         let s = self.stats();
         let x = own(f);
         let total: f64 = s.weight.iter().sum::<f64>().max(1e-12);
-        let mut along = 0.0;
-        for k in 0..N_OWN {
-            if s.half_gap[k] != 0.0 {
+        // Each feature's place between the two means, bounded, weighed by how
+        // well it separates them.
+        let along = (0..N_OWN)
+            .filter(|&k| s.half_gap[k] != 0.0)
+            .map(|k| {
                 let t = (f64::from(x[k]) - s.mid[k]) / s.half_gap[k];
-                along += s.weight[k] * t.clamp(-FEATURE_REACH, FEATURE_REACH);
-            }
-        }
-        along /= total;
+                s.weight[k] * t.clamp(-FEATURE_REACH, FEATURE_REACH)
+            })
+            .sum::<f64>()
+            / total;
         let off2: f64 = (0..N_OWN)
             .map(|k| {
                 let expected = s.mid[k] + along * s.half_gap[k];
@@ -288,11 +302,17 @@ impl TaughtReader {
         1.0 / (1.0 + (-(2.0 * along * s * s).clamp(-50.0, 50.0)).exp())
     }
 
-    /// Front, back and neither for a stick's features. The face is a logistic
+    /// Front, back and neither for a measured stick. The face is a logistic
     /// of its place on the axis, as sharp as the faces' spread along it
     /// allows; "neither" rises near the middle, far off the axis and for a
-    /// stick fitted narrow.
-    pub fn read(&self, f: &[f32; N_FEATURES]) -> [f64; 3] {
+    /// stick fitted narrower than a stick lying on that face shows there.
+    pub fn read(&self, m: &Measured) -> [f64; 3] {
+        self.read_look(&m.features, m.width_lying_flat())
+    }
+
+    /// [`TaughtReader::read`] of a stick's features and its width against a
+    /// stick lying flat there (`Measured::width_lying_flat`).
+    pub fn read_look(&self, f: &[f32; N_FEATURES], width: f32) -> [f64; 3] {
         let (along, off) = self.place(f);
         // Two equal-spread faces at ±1 with spread 1/separation along the
         // axis: the log odds of the flat face are 2·along·separation².
@@ -300,7 +320,7 @@ impl TaughtReader {
         // Narrower than a stick lying on the face it shows: on its edge or
         // leaning (a stick on its edge shows the round face's flank, and
         // reads as that face).
-        let narrow = f[N_APPEAR] < self.least_width(front >= 0.5);
+        let narrow = width < self.least_width(front >= 0.5);
         let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
@@ -391,11 +411,7 @@ pub fn learn_call(
             sticks
                 .iter()
                 .find(|m| m.found.center == at)
-                .is_some_and(|m| {
-                    reader
-                        .learn_from_call(&m.features, front, from.to_string())
-                        .is_ok()
-                })
+                .is_some_and(|m| reader.learn_from_call(m, front, from.to_string()).is_ok())
         })
         .count()
 }
@@ -413,37 +429,65 @@ mod tests {
     /// A stick of lightness `l` against the mat and colour `a`.
     fn stick(l: f32, a: f32) -> [f32; N_FEATURES] {
         let mut f = [0.0f32; N_FEATURES];
-        f[N_APPEAR] = 1.0;
         f[OWN] = l;
         f[OWN + 1] = a;
         f[OWN + 4] = 5.0;
         f
     }
 
+    /// A reader taught these sticks, each lying flat at the taught width.
+    fn taught(front: &[[f32; N_FEATURES]], back: &[[f32; N_FEATURES]]) -> TaughtReader {
+        let ex = |f: &[f32; N_FEATURES]| Example {
+            look: own(f),
+            width: 1.0,
+        };
+        TaughtReader {
+            front: front.iter().map(ex).collect(),
+            back: back.iter().map(ex).collect(),
+            learned: Vec::new(),
+        }
+    }
+
+    /// How `r` reads a stick lying flat.
+    fn read(r: &TaughtReader, f: &[f32; N_FEATURES]) -> [f64; 3] {
+        r.read_look(f, 1.0)
+    }
+
+    /// `r` learning a stick lying flat.
+    fn learn(
+        r: &mut TaughtReader,
+        f: &[f32; N_FEATURES],
+        front: bool,
+        from: &str,
+    ) -> Result<(), NotLearned> {
+        let example = Example {
+            look: own(f),
+            width: 1.0,
+        };
+        r.learn_example(f, example, front, from.to_string())
+    }
+
     /// Cream flat faces, dark round ones.
     fn dark_round_set() -> TaughtReader {
         let front: Vec<_> = [30.0, 31.0, 29.0, 30.5].map(|l| stick(l, 2.0)).to_vec();
         let back: Vec<_> = [-20.0, -22.0, -19.0, -21.0].map(|l| stick(l, 1.0)).to_vec();
-        TaughtReader::learn(
-            &front.iter().collect::<Vec<_>>(),
-            &back.iter().collect::<Vec<_>>(),
-        )
+        taught(&front, &back)
     }
 
     #[test]
     fn faces_far_apart_are_read_surely() {
         let r = dark_round_set();
         assert!(r.separation() > SEPARATES, "{}", r.separation());
-        let [f, b, n] = r.read(&stick(28.0, 2.2));
+        let [f, b, n] = read(&r, &stick(28.0, 2.2));
         assert!(f > 0.99 && b < 0.01 && n < 0.01, "{f} {b} {n}");
-        let [f, b, n] = r.read(&stick(-18.0, 0.5));
+        let [f, b, n] = read(&r, &stick(-18.0, 0.5));
         assert!(b > 0.99 && f < 0.01 && n < 0.01, "{f} {b} {n}");
     }
 
     #[test]
     fn a_stick_half_way_between_the_faces_is_neither() {
         let r = dark_round_set();
-        let [_, _, n] = r.read(&stick(5.0, 1.5));
+        let [_, _, n] = read(&r, &stick(5.0, 1.5));
         assert!(n > 0.9, "{n}");
     }
 
@@ -452,16 +496,14 @@ mod tests {
         let r = dark_round_set();
         let mut f = stick(30.0, 2.0);
         f[OWN + 2] = 40.0;
-        let [_, _, n] = r.read(&f);
+        let [_, _, n] = read(&r, &f);
         assert!(n > 0.9, "{n}");
     }
 
     #[test]
     fn a_stick_fitted_narrow_is_neither() {
         let r = dark_round_set();
-        let mut f = stick(30.0, 2.0);
-        f[N_APPEAR] = 0.6;
-        assert!(r.read(&f)[2] >= 0.9);
+        assert!(r.read_look(&stick(30.0, 2.0), 0.6)[2] >= 0.9);
     }
 
     #[test]
@@ -478,13 +520,10 @@ mod tests {
         let back: Vec<_> = [-20.0, -22.0, -19.0]
             .map(|l| with_grain(l, -10.0, 12.0))
             .to_vec();
-        let r = TaughtReader::learn(
-            &front.iter().collect::<Vec<_>>(),
-            &back.iter().collect::<Vec<_>>(),
-        );
+        let r = taught(&front, &back);
         // A round face whose grain reads far beyond the flat face's (a
         // smooth patch of varnish): it may read as neither, never as flat.
-        let [front, _, _] = r.read(&with_grain(-20.0, -10.0, -40.0));
+        let [front, _, _] = read(&r, &with_grain(-20.0, -10.0, -40.0));
         assert!(front < 0.1, "{front}");
     }
 
@@ -492,10 +531,7 @@ mod tests {
     fn faces_alike_do_not_separate() {
         let front: Vec<_> = [1.0, 2.0, 0.0].map(|l| stick(l, 0.0)).to_vec();
         let back: Vec<_> = [0.5, 1.5, -0.5].map(|l| stick(l, 0.0)).to_vec();
-        let r = TaughtReader::learn(
-            &front.iter().collect::<Vec<_>>(),
-            &back.iter().collect::<Vec<_>>(),
-        );
+        let r = taught(&front, &back);
         assert!(r.separation() < 1.0, "{}", r.separation());
     }
 
@@ -538,8 +574,7 @@ mod tests {
     fn it_learns_from_calls_keeps_the_newest_and_can_forget() {
         let mut r = dark_round_set();
         for i in 0..KEEP + 10 {
-            r.learn_from_call(&stick(26.0, 2.0), true, format!("throw {i}"))
-                .unwrap();
+            learn(&mut r, &stick(26.0, 2.0), true, &format!("throw {i}")).unwrap();
         }
         assert_eq!(r.learned.len(), KEEP);
         assert_eq!(r.learned[0].from, "throw 10");
@@ -552,13 +587,13 @@ mod tests {
     fn a_call_against_a_sure_look_or_a_stick_like_neither_face_is_not_learned() {
         let mut r = dark_round_set();
         assert_eq!(
-            r.learn_from_call(&stick(30.0, 2.0), false, "throw 1".into()),
+            learn(&mut r, &stick(30.0, 2.0), false, "throw 1"),
             Err(NotLearned::Contradicts)
         );
         let mut odd = stick(30.0, 2.0);
         odd[OWN + 2] = 40.0;
         assert_eq!(
-            r.learn_from_call(&odd, true, "throw 2".into()),
+            learn(&mut r, &odd, true, "throw 2"),
             Err(NotLearned::LikeNeither)
         );
         assert!(r.learned.is_empty());

@@ -4,7 +4,7 @@
 
 use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
-use crate::features::{self, N_APPEAR, N_FEATURES};
+use crate::features::{self, N_APPEAR};
 use crate::geometry::MatMap;
 use crate::measure::{mark_score, measure, Measured};
 use crate::profile::{self, Taught};
@@ -197,8 +197,8 @@ pub fn own_reader(
         front.extend(f.into_iter().map(|m| (shot, m)));
         back.extend(b.into_iter().map(|m| (shot, m)));
     }
-    fn feats<'a>(v: impl Iterator<Item = &'a (usize, Measured)>) -> Vec<&'a [f32; N_FEATURES]> {
-        v.map(|(_, s)| &s.features).collect()
+    fn feats<'a>(v: impl Iterator<Item = &'a (usize, Measured)>) -> Vec<&'a Measured> {
+        v.map(|(_, s)| s).collect()
     }
     let own = TaughtReader::learn(&feats(front.iter()), &feats(back.iter()));
     if !own.is_ready() || own.separation() < taught_reader::SEPARATES {

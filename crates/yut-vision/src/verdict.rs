@@ -1595,6 +1595,7 @@ mod tests {
                 ..stick([100.0, 100.0], 0.0, shared, 1.0)
             },
             center_cm: [0.0, 0.0],
+            flat_width_px: 0.0,
             corners_cm: [[0.0; 2]; 4],
             patch: crate::features::Patch {
                 bgr: vec![],
