@@ -174,6 +174,32 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
         profile.lines().any(|l| l.starts_with("readability = ")),
         "{profile}"
     );
+    // What the profile holds, for a person.
+    let (shown, _) = yutstation_in(here, &["profile", "show", "p.toml"]);
+    assert!(shown.contains("mat: "), "{shown}");
+    assert!(shown.contains("faces read by: the appearance models"), "{shown}");
+    // A shot needs its three pictures.
+    let out = run_in(
+        here,
+        &[
+            "teach",
+            "--profile",
+            "p.toml",
+            "--front",
+            "look/teach_front.png",
+            "--front",
+            "look/teach_front.png",
+            "--back",
+            "look/teach_back.png",
+            "--marked",
+            "look/teach_marked.png",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("each shot needs its three pictures"),
+        "{out:?}"
+    );
     let throws: Vec<String> = (1..=3).map(|k| format!("look/throws/{k:04}.png")).collect();
     let mut args = vec!["detect", "--profile", "p.toml", "--json"];
     args.extend(throws.iter().map(String::as_str));
