@@ -177,7 +177,10 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
     // What the profile holds, for a person.
     let (shown, _) = yutstation_in(here, &["profile", "show", "p.toml"]);
     assert!(shown.contains("mat: "), "{shown}");
-    assert!(shown.contains("faces read by: the appearance models"), "{shown}");
+    assert!(
+        shown.contains("faces read by: the appearance models"),
+        "{shown}"
+    );
     // A shot needs its three pictures.
     let out = run_in(
         here,
