@@ -10,6 +10,8 @@
 //! The renderer is plain Rust (per-pixel ray casting onto the mat plane and the
 //! stick surfaces); only the final blur and JPEG round trip use OpenCV.
 //!
+//! A printed sheet (the lens target) can be put in view too ([`render_sheet`]).
+//!
 //! Pure and deterministic: no files, no clock.
 
 mod camera;
@@ -18,6 +20,7 @@ mod noise;
 mod render;
 mod scene;
 mod sequence;
+mod sheet;
 
 pub use camera::Camera;
 pub use look::{Finish, FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
@@ -27,6 +30,7 @@ pub use scene::{
     StickTruth, ThrowTruth, TruthFace, TruthPlacement,
 };
 pub use sequence::{throw_sequence, FramePhase, Sequence, SequenceFrame};
+pub use sheet::{render_sheet, GreyPicture, Sheet, SheetPose};
 
 /// Look seeds from here up are held out from training (evaluation only).
 pub const HELD_OUT_LOOK_BASE: u64 = 1_000_000;

@@ -3,7 +3,7 @@
 //! the lens term that makes a square's sides straightest (or a circle's outline
 //! most elliptical), then the homography from the corners (or the ellipse).
 
-use crate::geometry::{principal_axis, Homography, Lens, MatMap};
+use crate::geometry::{principal_axis, Homography, Lens, LensModel, MatMap};
 use opencv::core::{Mat, Point, Scalar, Size, Vector, BORDER_DEFAULT};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -326,6 +326,17 @@ fn err_small(spec: &MatSpec) -> Result<(), CalibrateError> {
 
 /// Calibrate from a BGR picture of the empty mat.
 pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateError> {
+    calibrate_with_lens(empty, spec, None)
+}
+
+/// [`calibrate`] through a lens calibrated on a target (`crate::lens`): the
+/// lens is applied before the outline is fitted, and the outline's own lens
+/// term is not fitted.
+pub fn calibrate_with_lens(
+    empty: &Mat,
+    spec: MatSpec,
+    lens: Option<LensModel>,
+) -> Result<Calibration, CalibrateError> {
     err_small(&spec)?;
     let (w, h) = (empty.cols(), empty.rows());
     let mut grey = Mat::default();
@@ -382,7 +393,10 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     if spread > 4.5 {
         return Err(CalibrateError::Blurred(spread));
     }
-    let lens0 = Lens::none(w as u32, h as u32);
+    let lens0 = match lens {
+        Some(model) => Lens::calibrated(w as u32, h as u32, model),
+        None => Lens::none(w as u32, h as u32),
+    };
     let (map, outline, round) = match spec.shape {
         Shape::Square => {
             let (map, outline) = fit_square(&pts, lens0, spec.size_cm)?;
@@ -1050,7 +1064,12 @@ fn fit_square(
             })
             .sum::<f64>()
     };
-    let k = best_k(cost);
+    // A calibrated lens is already straight: no term to fit.
+    let k = if lens0.model.is_some() {
+        0.0
+    } else {
+        best_k(cost)
+    };
     let lens = Lens { k, ..lens0 };
     let lines: Vec<([f64; 2], [f64; 2])> = sides
         .iter()
@@ -1131,7 +1150,11 @@ fn fit_circle(
             .map(|e| e.1)
             .unwrap_or(f64::MAX)
     };
-    let k_best = best_k(cost);
+    let k_best = if lens0.model.is_some() {
+        0.0
+    } else {
+        best_k(cost)
+    };
     let k = if cost(k_best) < 0.5 * cost(0.0) {
         k_best
     } else {

@@ -30,6 +30,7 @@ pub mod detector;
 pub mod features;
 pub mod files;
 pub mod geometry;
+pub mod lens;
 pub mod measure;
 pub mod profile;
 pub mod reader;
