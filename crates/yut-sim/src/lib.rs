@@ -26,8 +26,8 @@ pub use camera::Camera;
 pub use look::{Finish, FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
 pub use render::{render, RgbImage};
 pub use scene::{
-    empty_scene, numbered_throw, teach_scene, throw_scene, Hand, HardCase, Scene, StickPose,
-    StickTruth, ThrowTruth, TruthFace, TruthPlacement,
+    empty_scene, numbered_throw, teach_scene, teach_scene_shot, teach_scene_touching, throw_scene,
+    Hand, HardCase, Scene, StickPose, StickTruth, ThrowTruth, TruthFace, TruthPlacement,
 };
 pub use sequence::{throw_sequence, FramePhase, Sequence, SequenceFrame};
 pub use sheet::{render_sheet, GreyPicture, Sheet, SheetPose};

@@ -18,6 +18,7 @@ use opencv::aruco::{self, CharucoBoard, CharucoBoardTrait, Dictionary};
 use opencv::core::{Mat, Point2f, Ptr, Size, TermCriteria, TermCriteria_Type, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
@@ -582,9 +583,144 @@ pub struct LensFit {
     pub height: i32,
 }
 
+/// A calibrated lens as `yutstation calibrate lens` writes it: the model,
+/// the picture size it holds for and how well it fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LensRecord {
+    /// The format: [`LENS_VERSION`].
+    pub version: u32,
+    pub width: i32,
+    pub height: i32,
+    pub rms_px: f64,
+    pub views: usize,
+    pub corners: usize,
+    pub model: LensModel,
+}
+
+/// The lens file's format.
+pub const LENS_VERSION: u32 = 1;
+
+impl LensRecord {
+    pub fn of(fit: &LensFit) -> LensRecord {
+        LensRecord {
+            version: LENS_VERSION,
+            width: fit.width,
+            height: fit.height,
+            rms_px: fit.rms_px,
+            views: fit.views,
+            corners: fit.corners,
+            model: fit.model,
+        }
+    }
+
+    /// One line for `profile show` and the wizard.
+    pub fn summary(&self) -> String {
+        format!(
+            "calibrated on {} pictures of the lens target ({} corners), reprojection error {:.2} px; k1 {:.4}, k2 {:.4}, focal length {:.0} px",
+            self.views, self.corners, self.rms_px, self.model.k1, self.model.k2, self.model.fx
+        )
+    }
+
+    pub fn to_toml(&self) -> String {
+        format!(
+            "# yutstation lens: written by `yutstation calibrate lens`; use it with `yutstation calibrate --lens`.\n{}",
+            toml::to_string(self).expect("a lens always serialises")
+        )
+    }
+
+    pub fn from_toml(text: &str) -> Result<LensRecord, String> {
+        #[derive(Deserialize)]
+        struct Version {
+            version: u32,
+        }
+        let v: Version =
+            toml::from_str(text).map_err(|e| format!("not a lens file: {}", e.message()))?;
+        if v.version != LENS_VERSION {
+            return Err(format!(
+                "lens format {} is not one this yutstation reads ({LENS_VERSION}): calibrate the lens again",
+                v.version
+            ));
+        }
+        toml::from_str(text).map_err(|e| format!("corrupt lens file: {}", e.message()))
+    }
+}
+
 /// The share of the picture's width and height, from each edge, in which
 /// some picture must show a corner of the target.
 const EDGE_BAND: f64 = 0.2;
+
+/// The first edge of the picture that no view reaches (see [`EDGE_BAND`]),
+/// as the crew is told it.
+pub fn uncovered_edge(views: &[TargetView]) -> Option<&'static str> {
+    let (w, h) = views
+        .first()
+        .map_or((1.0, 1.0), |v| (v.width as f32, v.height as f32));
+    let band = EDGE_BAND as f32;
+    let near: [(&'static str, Box<dyn Fn(&[f32; 2]) -> bool>); 4] = [
+        ("left edge", Box::new(move |p| p[0] < band * w)),
+        ("right edge", Box::new(move |p| p[0] > (1.0 - band) * w)),
+        ("top edge", Box::new(move |p| p[1] < band * h)),
+        ("bottom edge", Box::new(move |p| p[1] > (1.0 - band) * h)),
+    ];
+    near.into_iter()
+        .find(|(_, f)| !views.iter().flat_map(|v| v.corners.iter()).any(f))
+        .map(|(side, _)| side)
+}
+
+/// Pictures of the target taken one by one (from a live camera, or the
+/// wizard's captures): a view is kept only where it adds something, its
+/// corners' middle a tenth of the picture's diagonal from every kept one's,
+/// or the target much nearer or farther, or turned.
+#[derive(Debug, Default)]
+pub struct ViewCollector {
+    pub views: Vec<TargetView>,
+}
+
+/// The middle and the spread of a view's corners.
+fn centre_and_size(v: &TargetView) -> ([f64; 2], f64) {
+    let n = v.corners.len().max(1) as f64;
+    let c = [
+        v.corners.iter().map(|p| p[0] as f64).sum::<f64>() / n,
+        v.corners.iter().map(|p| p[1] as f64).sum::<f64>() / n,
+    ];
+    let size = (v
+        .corners
+        .iter()
+        .map(|p| (p[0] as f64 - c[0]).powi(2) + (p[1] as f64 - c[1]).powi(2))
+        .sum::<f64>()
+        / n)
+        .sqrt();
+    (c, size)
+}
+
+impl ViewCollector {
+    /// Keep `view` if it adds a place or a size not seen yet; whether it was.
+    pub fn offer(&mut self, view: TargetView) -> bool {
+        let (c, size) = centre_and_size(&view);
+        let diagonal = (view.width as f64).hypot(view.height as f64);
+        let new = self.views.iter().all(|v| {
+            let (c2, size2) = centre_and_size(v);
+            let apart = (c[0] - c2[0]).hypot(c[1] - c2[1]) > 0.1 * diagonal;
+            let resized = (size / size2.max(1e-9) - 1.0).abs() > 0.25;
+            apart || resized
+        });
+        if new {
+            self.views.push(view);
+        }
+        new
+    }
+
+    /// What the crew should do next, in a few words.
+    pub fn hint(&self) -> String {
+        if let Some(edge) = uncovered_edge(&self.views) {
+            return format!("hold the target near the {edge} of the picture");
+        }
+        if self.views.len() < MIN_VIEWS {
+            return "hold the target somewhere new, tilted a little".into();
+        }
+        "enough pictures: fit the lens (more, in new places, make it better)".into()
+    }
+}
 
 /// Fit the lens to the target's corners in several pictures (OpenCV's
 /// ChArUco calibration: focal lengths, principal point, k1, k2, p1, p2; k3
@@ -751,6 +887,75 @@ mod tests {
             find_target(&LensTarget::new(Paper::A3).unwrap(), &img),
             Err(LensError::NoTarget)
         );
+    }
+
+    #[test]
+    fn a_lens_file_reads_back_and_an_unknown_format_is_refused() {
+        let record = LensRecord {
+            version: LENS_VERSION,
+            width: 1280,
+            height: 720,
+            rms_px: 0.2,
+            views: 10,
+            corners: 700,
+            model: LensModel {
+                fx: 700.0,
+                fy: 700.5,
+                cx: 640.0,
+                cy: 360.0,
+                k1: -0.2,
+                k2: 0.001,
+                p1: 0.0,
+                p2: 0.0,
+                k3: 0.0,
+            },
+        };
+        assert_eq!(LensRecord::from_toml(&record.to_toml()), Ok(record));
+        let newer = record.to_toml().replace("version = 1", "version = 9");
+        let e = LensRecord::from_toml(&newer).unwrap_err();
+        assert!(e.contains("lens format 9"), "{e}");
+    }
+
+    fn view_at(centre: [f32; 2], half: f32) -> TargetView {
+        let corners = (0..16)
+            .map(|i| {
+                let (x, y) = (
+                    (i % 4) as f32 / 3.0 * 2.0 - 1.0,
+                    (i / 4) as f32 / 3.0 * 2.0 - 1.0,
+                );
+                [centre[0] + x * half, centre[1] + y * half]
+            })
+            .collect();
+        TargetView {
+            corners,
+            ids: (0..16).collect(),
+            width: 1280,
+            height: 720,
+            edge_spread: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_collector_keeps_new_places_and_sizes_and_says_where_to_go_next() {
+        let mut c = ViewCollector::default();
+        assert!(c.offer(view_at([640.0, 360.0], 150.0)));
+        // The same place again adds nothing; nearer (bigger) does.
+        assert!(!c.offer(view_at([650.0, 365.0], 150.0)));
+        assert!(c.offer(view_at([650.0, 365.0], 250.0)));
+        assert_eq!(
+            c.hint(),
+            "hold the target near the left edge of the picture"
+        );
+        for p in [
+            [150.0, 360.0],
+            [1130.0, 360.0],
+            [640.0, 110.0],
+            [640.0, 610.0],
+        ] {
+            assert!(c.offer(view_at(p, 100.0)));
+        }
+        assert_eq!(uncovered_edge(&c.views), None);
+        assert!(c.hint().starts_with("enough pictures"), "{}", c.hint());
     }
 
     #[test]
