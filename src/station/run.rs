@@ -478,10 +478,17 @@ impl Core {
                 by,
                 step,
                 mat,
+                camera_height_cm,
                 reply,
             } => {
                 eprintln!("yutstation: calibration step {step:?} by {by}");
-                let _ = self.asks.send(Ask::Calibrate { step, mat, reply });
+                let _ = self.asks.send(Ask::Calibrate {
+                    step,
+                    by,
+                    mat,
+                    camera_height_cm,
+                    reply,
+                });
                 false
             }
         }
@@ -531,6 +538,27 @@ impl Core {
             }
             Seen::ProfileChanged { message } => {
                 self.health.vision = "empty".into();
+                eprintln!("yutstation: {message}");
+                true
+            }
+            Seen::CameraMoved { at_ms, reason } => {
+                self.health.vision = "stopped: the camera moved".into();
+                self.health.camera_moved = Some(view::CameraMoved {
+                    at_ms,
+                    reason: reason.clone(),
+                });
+                self.health.problem(format!(
+                    "{}: {reason}; automatic calls stopped: enter throws by hand, and re-check at /calibrate",
+                    crate::text::utc_text(at_ms)
+                ));
+                eprintln!(
+                    "yutstation: {reason}; automatic calls stopped until a re-check at /calibrate"
+                );
+                true
+            }
+            Seen::CameraBack { message } => {
+                self.health.vision = "empty".into();
+                self.health.camera_moved = None;
                 eprintln!("yutstation: {message}");
                 true
             }

@@ -6,6 +6,7 @@
 //!
 //! Pure: scenes and poses from a look; `sim_camera` renders them.
 
+use std::sync::Mutex;
 use yut_sim::{Camera, GreyPicture, Look, Sheet, SheetPose};
 use yut_vision::lens::{LensTarget, Paper};
 
@@ -23,8 +24,53 @@ pub enum Shows {
     TeachTouching { which: &'static str },
     /// A throw at rest (seed).
     Throw(u64),
+    /// What the crew shows, out of focus (a Gaussian blur of 4 px).
+    Blurred(Box<Shows>),
     /// Throws whenever the match says one is due (the match is on).
     Match,
+}
+
+/// The crew in front of a rendered camera: what they show now, and what the
+/// camera last sent a frame of (so a test knows the station has seen it).
+#[derive(Debug)]
+pub struct Crew {
+    shows: Mutex<Shows>,
+    sent: Mutex<Option<Shows>>,
+}
+
+impl Crew {
+    pub fn new(shows: Shows) -> Crew {
+        Crew {
+            shows: Mutex::new(shows),
+            sent: Mutex::new(None),
+        }
+    }
+
+    pub fn show(&self, shows: Shows) {
+        if let Ok(mut s) = self.shows.lock() {
+            *s = shows;
+        }
+    }
+
+    pub fn shows(&self) -> Shows {
+        self.shows
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or(Shows::EmptyMat)
+    }
+
+    /// What the camera last sent a frame of.
+    pub fn sent(&self) -> Option<Shows> {
+        self.sent.lock().ok().and_then(|s| s.clone())
+    }
+
+    pub(crate) fn mark_sent(&self, shows: &Shows) {
+        if let Ok(mut s) = self.sent.lock() {
+            if s.as_ref() != Some(shows) {
+                *s = Some(shows.clone());
+            }
+        }
+    }
 }
 
 /// The printed target as the renderer shows it (4 px per mm).

@@ -148,6 +148,15 @@ impl Calibration {
         self.map.under(px, STICK_MIDDLE_HEIGHT * width_cm, camera)
     }
 
+    /// How high above the mat the camera stands (cm), where a calibrated
+    /// lens tells its focal length: with the mat's size, the map then fixes
+    /// the height, and a mat entered at the wrong size puts the camera at
+    /// the wrong height by the same share. `None` without a lens model.
+    pub fn camera_height(&self) -> Option<f64> {
+        let f = self.map.lens.model?.fx;
+        self.map.camera_centre_with_focal(f).map(|c| c[2])
+    }
+
     /// Image pixels per centimetre at the mat's centre.
     pub fn px_per_cm_at_centre(&self) -> f64 {
         self.map.px_per_cm(self.map.to_px([0.0, 0.0]))

@@ -233,12 +233,27 @@ impl MatMap {
     /// a sixth in it moves a stick's point at the mat's edge by about a
     /// twentieth of a centimetre). `None` where the map is no view from above.
     pub fn camera_centre(&self, default_focal_px: f64) -> Option<[f64; 3]> {
+        self.camera_centre_at(default_focal_px, false)
+    }
+
+    /// [`MatMap::camera_centre`] for a camera whose focal length is known
+    /// (a lens calibrated on a target): the map's perspective is not asked.
+    pub fn camera_centre_with_focal(&self, focal_px: f64) -> Option<[f64; 3]> {
+        self.camera_centre_at(focal_px, true)
+    }
+
+    fn camera_centre_at(&self, default_focal_px: f64, known: bool) -> Option<[f64; 3]> {
         let m = self.h.inverse().0;
-        let [cx, cy] = self.lens.center;
+        // The principal point: the calibrated lens's, else the picture's centre.
+        let [cx, cy] = self.lens.model.map_or(self.lens.center, |l| [l.cx, l.cy]);
         // The columns of the mat → pixel map, the principal point at 0.
         let col = |j: usize| [m[0][j] - cx * m[2][j], m[1][j] - cy * m[2][j], m[2][j]];
         let (h1, h2, h3) = (col(0), col(1), col(2));
-        let f = focal_from_perspective(h1, h2).unwrap_or(default_focal_px);
+        let f = if known {
+            default_focal_px
+        } else {
+            focal_from_perspective(h1, h2).unwrap_or(default_focal_px)
+        };
         let a = |h: [f64; 3]| [h[0] / f, h[1] / f, h[2]];
         let (a1, a2, a3) = (a(h1), a(h2), a(h3));
         let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();

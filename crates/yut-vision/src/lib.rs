@@ -32,6 +32,7 @@ pub mod files;
 pub mod geometry;
 pub mod lens;
 pub mod measure;
+pub mod moved;
 pub mod profile;
 pub mod reader;
 pub mod settle;

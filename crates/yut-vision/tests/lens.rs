@@ -140,6 +140,15 @@ fn a_barrel_lens_is_recovered_from_the_target_and_the_mat_lands_within_0_3_cm() 
         let spec: MatSpec = look.mat_arg().parse().unwrap();
         let cal = calibrate_with_lens(&empty, spec, Some(fit.model)).unwrap();
         let (max, median, n) = error_map(&look, &cal);
+        // With the focal length known, the map tells the camera's height.
+        let height = cal
+            .camera_height()
+            .expect("a calibrated lens tells the height");
+        eprintln!(
+            "camera height: {height:.1} cm, truly {:.1} cm",
+            look.camera.pos[2]
+        );
+        assert!((height / look.camera.pos[2] - 1.0).abs() < 0.02);
         eprintln!(
             "look {seed} ({}): lens k1 {:.4} k2 {:.4} f {:.1}/{:.1} (true k1 -0.2, f {:.1}), reprojection {:.3} px over {} corners in {} pictures; mat error over {n} points every 5 cm: max {max:.3} cm, median {median:.3} cm",
             spec,
