@@ -3,8 +3,9 @@
 //! set up, so the empty-mat picture stays what the camera shows.
 //!
 //! Pure: the choices from what a camera offers. The hardware itself (listing
-//! devices, opening one, setting its controls through V4L2) is `camera_live`,
-//! built with the `camera` feature (nokhwa); nothing here needs a camera.
+//! devices, opening one, setting its controls through V4L2) is
+//! [`crate::camera_live`], built with the `camera` feature (nokhwa); nothing
+//! here needs a camera.
 
 use crate::station::view::ControlState;
 use std::fmt;
@@ -107,6 +108,96 @@ pub struct ControlInfo {
     pub automatic: bool,
     /// Its value now, where the camera tells it.
     pub value: Option<i64>,
+}
+
+/// The V4L2 controls (Linux) behind each of [`ControlKind`]: the one that
+/// turns its automatic mode on and off, and the one that holds its value.
+pub mod v4l2 {
+    /// `exposure_auto`, a menu: 1 is manual, 0 and 3 automatic.
+    pub const EXPOSURE_AUTO: u32 = 0x009a_0901;
+    pub const EXPOSURE_MANUAL: i64 = 1;
+    /// `exposure_time_absolute`.
+    pub const EXPOSURE_ABSOLUTE: u32 = 0x009a_0902;
+    /// `white_balance_automatic`, on or off.
+    pub const WHITE_BALANCE_AUTO: u32 = 0x0098_090c;
+    /// `white_balance_temperature`.
+    pub const WHITE_BALANCE_TEMPERATURE: u32 = 0x0098_091a;
+    /// `focus_automatic_continuous`, on or off.
+    pub const FOCUS_AUTO: u32 = 0x009a_090c;
+    /// `focus_absolute`.
+    pub const FOCUS_ABSOLUTE: u32 = 0x009a_090a;
+}
+
+/// One V4L2 control as a camera lists it: its id, its value now, and for a
+/// menu or a range its least and greatest value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawControl {
+    pub id: u32,
+    pub value: i64,
+    pub min: i64,
+    pub max: i64,
+}
+
+/// The three controls the station locks, read from a camera's V4L2 list.
+pub fn controls_from_v4l2(raw: &[RawControl]) -> Vec<ControlInfo> {
+    let find = |id: u32| raw.iter().find(|c| c.id == id);
+    let mut out = Vec::new();
+    let kinds = [
+        (ControlKind::Exposure, v4l2::EXPOSURE_AUTO, v4l2::EXPOSURE_ABSOLUTE),
+        (
+            ControlKind::WhiteBalance,
+            v4l2::WHITE_BALANCE_AUTO,
+            v4l2::WHITE_BALANCE_TEMPERATURE,
+        ),
+        (ControlKind::Focus, v4l2::FOCUS_AUTO, v4l2::FOCUS_ABSOLUTE),
+    ];
+    for (kind, auto_id, value_id) in kinds {
+        let (auto, value) = (find(auto_id), find(value_id));
+        if auto.is_none() && value.is_none() {
+            continue;
+        }
+        let (manual, automatic) = match (kind, auto) {
+            (_, None) => (true, false),
+            (ControlKind::Exposure, Some(a)) => (
+                (a.min..=a.max).contains(&v4l2::EXPOSURE_MANUAL),
+                a.value != v4l2::EXPOSURE_MANUAL,
+            ),
+            (_, Some(a)) => (true, a.value != 0),
+        };
+        out.push(ControlInfo {
+            kind,
+            manual,
+            automatic,
+            value: value.map(|v| v.value),
+        });
+    }
+    out
+}
+
+/// The V4L2 writes that carry out a lock step, in order: the automatic mode
+/// off, then the value it had settled on (as (id, value)).
+pub fn v4l2_writes(step: &LockStep) -> Vec<(u32, i64)> {
+    match *step {
+        LockStep::Fix { kind, value } => {
+            let (auto, off, value_id) = match kind {
+                ControlKind::Exposure => (
+                    v4l2::EXPOSURE_AUTO,
+                    v4l2::EXPOSURE_MANUAL,
+                    v4l2::EXPOSURE_ABSOLUTE,
+                ),
+                ControlKind::WhiteBalance => {
+                    (v4l2::WHITE_BALANCE_AUTO, 0, v4l2::WHITE_BALANCE_TEMPERATURE)
+                }
+                ControlKind::Focus => (v4l2::FOCUS_AUTO, 0, v4l2::FOCUS_ABSOLUTE),
+            };
+            let mut w = vec![(auto, off)];
+            if let Some(v) = value {
+                w.push((value_id, v));
+            }
+            w
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// What to do with each control at lock time: keep the value the camera
@@ -221,6 +312,63 @@ mod tests {
         );
         // Under 10 fps is no camera for a throw.
         assert_eq!(choose_format(&[f("YUYV", 1280, 720, 5)], &default_format()), None);
+    }
+
+    #[test]
+    fn a_webcam_s_v4l2_list_reads_as_its_three_controls_and_locks_in_order() {
+        let raw = [
+            RawControl {
+                id: v4l2::EXPOSURE_AUTO,
+                value: 3,
+                min: 0,
+                max: 3,
+            },
+            RawControl {
+                id: v4l2::EXPOSURE_ABSOLUTE,
+                value: 156,
+                min: 3,
+                max: 2047,
+            },
+            RawControl {
+                id: v4l2::WHITE_BALANCE_AUTO,
+                value: 1,
+                min: 0,
+                max: 1,
+            },
+            RawControl {
+                id: v4l2::WHITE_BALANCE_TEMPERATURE,
+                value: 4600,
+                min: 2000,
+                max: 6500,
+            },
+        ];
+        let controls = controls_from_v4l2(&raw);
+        assert_eq!(controls.len(), 2, "no focus control: a fixed-focus lens");
+        let plan = lock_plan(&controls);
+        assert_eq!(
+            v4l2_writes(&plan[0]),
+            vec![(v4l2::EXPOSURE_AUTO, 1), (v4l2::EXPOSURE_ABSOLUTE, 156)]
+        );
+        assert_eq!(
+            v4l2_writes(&plan[1]),
+            vec![
+                (v4l2::WHITE_BALANCE_AUTO, 0),
+                (v4l2::WHITE_BALANCE_TEMPERATURE, 4600)
+            ]
+        );
+        assert_eq!(plan[2], LockStep::Missing(ControlKind::Focus));
+        assert!(v4l2_writes(&plan[2]).is_empty());
+        // An exposure menu without the manual mode cannot be locked.
+        let auto_only = [RawControl {
+            id: v4l2::EXPOSURE_AUTO,
+            value: 3,
+            min: 2,
+            max: 3,
+        }];
+        assert_eq!(
+            lock_plan(&controls_from_v4l2(&auto_only))[0],
+            LockStep::CannotFix(ControlKind::Exposure)
+        );
     }
 
     #[test]

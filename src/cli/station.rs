@@ -121,9 +121,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     }
     let clock = Clock::Wall;
     let source: Option<Box<dyn FrameSource>> = match (&a.camera, &a.video) {
-        (Some(i), _) => Some(Box::new(
-            VideoSource::camera(*i, clock.clone()).map_err(|e| InputError(e.to_string()))?,
-        )),
+        (Some(i), _) => Some(open_camera(*i, &clock)?),
         (None, Some(v)) => Some(Box::new(
             VideoSource::video(v, clock.clone()).map_err(|e| InputError(e.to_string()))?,
         )),
@@ -185,6 +183,27 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     let served = serve_until_interrupted(station, a.listen, None);
     drop(link);
     served
+}
+
+/// Camera `index`: through nokhwa in its MJPEG 1280×720 at 30 fps mode (or
+/// the nearest offered), its controls known and locked once set up, where the
+/// `camera` feature is built; else through OpenCV's videoio.
+fn open_camera(index: i32, clock: &Clock) -> anyhow::Result<Box<dyn FrameSource>> {
+    #[cfg(feature = "camera")]
+    {
+        let want = yutstation::camera::default_format();
+        let index = u32::try_from(index)
+            .map_err(|_| InputError(format!("camera {index}: expected 0 or more")))?;
+        let cam = yutstation::camera_live::LiveCamera::open(index, &want, clock.clone())
+            .map_err(|e| InputError(e.to_string()))?;
+        Ok(Box::new(cam))
+    }
+    #[cfg(not(feature = "camera"))]
+    {
+        Ok(Box::new(
+            VideoSource::camera(index, clock.clone()).map_err(|e| InputError(e.to_string()))?,
+        ))
+    }
 }
 
 /// Find a held-out look the station can calibrate, as a crew would pick a hall.

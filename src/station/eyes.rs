@@ -58,6 +58,8 @@ pub enum Seen {
     CameraMoved { at_ms: Millis, reason: String },
     /// A re-check set the station up again where the camera now stands.
     CameraBack { message: String },
+    /// The live camera's controls, as they are now (from the capture thread).
+    Controls(Vec<super::view::ControlState>),
 }
 
 /// What the vision task is asked from outside its frame stream.
