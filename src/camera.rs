@@ -22,7 +22,11 @@ pub struct Format {
 
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}x{} at {} fps", self.fourcc, self.width, self.height, self.fps)
+        write!(
+            f,
+            "{} {}x{} at {} fps",
+            self.fourcc, self.width, self.height, self.fps
+        )
     }
 }
 
@@ -143,7 +147,11 @@ pub fn controls_from_v4l2(raw: &[RawControl]) -> Vec<ControlInfo> {
     let find = |id: u32| raw.iter().find(|c| c.id == id);
     let mut out = Vec::new();
     let kinds = [
-        (ControlKind::Exposure, v4l2::EXPOSURE_AUTO, v4l2::EXPOSURE_ABSOLUTE),
+        (
+            ControlKind::Exposure,
+            v4l2::EXPOSURE_AUTO,
+            v4l2::EXPOSURE_ABSOLUTE,
+        ),
         (
             ControlKind::WhiteBalance,
             v4l2::WHITE_BALANCE_AUTO,
@@ -205,7 +213,10 @@ pub fn v4l2_writes(step: &LockStep) -> Vec<(u32, i64)> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LockStep {
     /// Turn its automatic mode off, keeping the value it has now.
-    Fix { kind: ControlKind, value: Option<i64> },
+    Fix {
+        kind: ControlKind,
+        value: Option<i64>,
+    },
     /// Already set by hand: nothing to do.
     AlreadyFixed(ControlKind),
     /// The camera offers only the automatic mode.
@@ -311,7 +322,10 @@ mod tests {
             Some(f("MJPG", 1920, 1080, 30))
         );
         // Under 10 fps is no camera for a throw.
-        assert_eq!(choose_format(&[f("YUYV", 1280, 720, 5)], &default_format()), None);
+        assert_eq!(
+            choose_format(&[f("YUYV", 1280, 720, 5)], &default_format()),
+            None
+        );
     }
 
     #[test]
@@ -409,6 +423,9 @@ mod tests {
             ..controls[0].clone()
         }];
         assert_eq!(control_states(&after, true)[0].state, "locked");
-        assert_eq!(control_states(&after, true)[0].detail, "set by hand, at 156");
+        assert_eq!(
+            control_states(&after, true)[0].detail,
+            "set by hand, at 156"
+        );
     }
 }

@@ -8,8 +8,8 @@
 //! [`crate::camera`], which the tests check without a camera.
 
 use crate::camera::{
-    choose_format, control_states, controls_from_v4l2, lock_plan, v4l2_writes, ControlInfo,
-    Format, RawControl,
+    choose_format, control_states, controls_from_v4l2, lock_plan, v4l2_writes, ControlInfo, Format,
+    RawControl,
 };
 use crate::capture::{CaptureError, Clock, Frame, FrameSource};
 use crate::station::view::ControlState;
@@ -86,7 +86,12 @@ fn raw_controls(cam: &Camera) -> Vec<RawControl> {
                 ControlValueDescription::Boolean { value, .. } => (i64::from(*value), 0, 1),
                 _ => return None,
             };
-            Some(RawControl { id, value, min, max })
+            Some(RawControl {
+                id,
+                value,
+                min,
+                max,
+            })
         })
         .collect()
 }
@@ -96,9 +101,7 @@ fn raw_controls(cam: &Camera) -> Vec<RawControl> {
 /// among the three the station locks).
 fn nokhwa_bindings_id(known: KnownCameraControl) -> Option<u32> {
     match known {
-        KnownCameraControl::WhiteBalance => {
-            Some(crate::camera::v4l2::WHITE_BALANCE_TEMPERATURE)
-        }
+        KnownCameraControl::WhiteBalance => Some(crate::camera::v4l2::WHITE_BALANCE_TEMPERATURE),
         _ => None,
     }
 }

@@ -200,3 +200,115 @@ fn a_crew_prints_the_target_calibrates_the_lens_and_the_mat_and_reads_the_profil
     );
     assert!(e.contains("was calibrated at 1280×720"), "{e}");
 }
+
+/// The printed targets in `calibration/` are what `calibrate target` writes
+/// today, byte for byte.
+#[test]
+fn the_targets_in_the_calibration_folder_are_what_the_command_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
+    for (paper, file) in [(Paper::A3, "target-A3.pdf"), (Paper::A2, "target-A2.pdf")] {
+        let made = yut_vision::lens::LensTarget::new(paper).unwrap().pdf();
+        let kept = std::fs::read(root.join(file)).unwrap_or_default();
+        if kept != made {
+            std::fs::write(root.join(file), &made).unwrap();
+            panic!("calibration/{file} was stale: written anew, commit it");
+        }
+    }
+}
+
+/// The set-up guide's pictures (`calibration/pictures/`), rendered: a good
+/// view, and the views a crew must avoid, each with what calibration says.
+#[test]
+fn the_set_up_guide_s_pictures_are_rendered_with_what_the_station_says() {
+    use yut_vision::calibrate::{calibrate, MatSpec};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/pictures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = Look::random(HELD_OUT_LOOK_BASE + 900_031, 1280, 720);
+    let spec: MatSpec = good.mat_arg().parse().unwrap();
+    let mut low = good.clone();
+    low.camera.pos[2] *= 0.62;
+    let tilted = {
+        let mut l = good.clone();
+        l.camera = l.camera.retilted(38f64.to_radians(), l.camera.k1);
+        l
+    };
+    let mut glare = good.clone();
+    for light in &mut glare.lights {
+        light.intensity *= 2.2;
+    }
+    glare.ambient *= 2.2;
+    let mut out = Vec::new();
+    for (name, look) in [
+        ("good", &good),
+        ("too-low", &low),
+        ("tilted", &tilted),
+        ("glare", &glare),
+    ] {
+        let img = render(look, &yut_sim::empty_scene(look))
+            .to_bgr_mat()
+            .unwrap();
+        let said = match calibrate(&img, spec) {
+            Ok(c) => {
+                let notes = yut_vision::calibrate::calibration_notes(&c, &img).unwrap();
+                format!(
+                    "accepted: {:.1} px/cm at the centre{}",
+                    c.px_per_cm_at_centre(),
+                    notes
+                        .iter()
+                        .map(|n| format!("; note: {n}"))
+                        .collect::<String>()
+                )
+            }
+            Err(e) => format!("refused: {e}"),
+        };
+        out.push((name, said));
+        let mut small = opencv::core::Mat::default();
+        opencv::imgproc::resize(
+            &img,
+            &mut small,
+            opencv::core::Size::new(640, 360),
+            0.0,
+            0.0,
+            opencv::imgproc::INTER_AREA,
+        )
+        .unwrap();
+        let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
+        assert!(imgcodecs::imwrite(
+            &dir.join(format!("{name}.jpg")).to_string_lossy(),
+            &small,
+            &params
+        )
+        .unwrap());
+    }
+    let sheet = target_sheet(Paper::A3).unwrap();
+    let pose = target_poses(&good.camera)[1];
+    let img = render_sheet(&good, &sheet, &pose, 1).to_bgr_mat().unwrap();
+    let mut small = opencv::core::Mat::default();
+    opencv::imgproc::resize(
+        &img,
+        &mut small,
+        opencv::core::Size::new(640, 360),
+        0.0,
+        0.0,
+        opencv::imgproc::INTER_AREA,
+    )
+    .unwrap();
+    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
+    assert!(
+        imgcodecs::imwrite(&dir.join("target.jpg").to_string_lossy(), &small, &params).unwrap()
+    );
+    for (name, said) in &out {
+        eprintln!("{name}: {said}");
+    }
+    // The good view is taken as it is; the others are refused or noted.
+    assert!(
+        out[0].1.starts_with("accepted") && !out[0].1.contains("note"),
+        "{out:?}"
+    );
+    for bad in &out[1..] {
+        assert!(
+            bad.1.starts_with("refused") || bad.1.contains("note:"),
+            "{out:?}"
+        );
+    }
+}

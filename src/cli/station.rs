@@ -109,6 +109,11 @@ pub struct DemoArgs {
     /// Where the office serves the hall screen and its console (--mats).
     #[arg(long, default_value = "127.0.0.1:8090")]
     pub office_listen: SocketAddr,
+    /// Judge the demo's rendered hall with this station profile instead of
+    /// setting it up by itself (`calibration/examples/demo-hall.toml` is the
+    /// hall of seed 1, made with `calibrate` and `teach`).
+    #[arg(long, conflicts_with = "mats")]
+    pub profile: Option<PathBuf>,
 }
 
 fn random_pin() -> String {
@@ -261,6 +266,24 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
         Clock::Wall
     };
     let (look, detector) = demo_look(a.seed, a.width, a.height, &a.model)?;
+    let detector = match &a.profile {
+        Some(p) => {
+            let d = load_detector(p, &a.model).map_err(|e| InputError(format!("{e:#}")))?;
+            if (d.calibration.width, d.calibration.height) != (a.width, a.height) {
+                return Err(InputError(format!(
+                    "{} was calibrated at {}×{}, the demo renders {}×{}: give --width and --height",
+                    p.display(),
+                    d.calibration.width,
+                    d.calibration.height,
+                    a.width,
+                    a.height
+                ))
+                .into());
+            }
+            d
+        }
+        None => detector,
+    };
     // The simulated height sensor on a pseudo-terminal, read through the real link
     // (real time only: it runs on the wall clock).
     let sensor_sim = if a.headless {

@@ -483,6 +483,15 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         println!("note: {note}");
     }
     profile.sticks = Some(taught);
+    if let Some(made) = &mut profile.made {
+        made.by = format!(
+            "{}; sticks taught by yutstation teach at {} ({} shot{})",
+            made.by.split("; sticks taught").next().unwrap_or(&made.by),
+            yutstation::text::utc_text(Clock::Wall.now()),
+            shots.len(),
+            if shots.len() == 1 { "" } else { "s" }
+        );
+    }
     files::write_profile(&a.profile, &mut profile)?;
     Ok(())
 }

@@ -419,6 +419,9 @@ pub fn calibrate_with_lens(
     if std::env::var("YUT_DBG").is_ok() {
         eprintln!("DBG outline {:?}", outline);
     }
+    if let Some(side) = outline_leaves_picture(&outline, w, h) {
+        return Err(CalibrateError::NotInView(side));
+    }
     if let Some((side, share)) = unsupported_side(empty, &outline)? {
         return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
     }
@@ -739,6 +742,29 @@ fn unsupported_side(
         "bottom"
     };
     Ok(Some((side, share)))
+}
+
+/// The picture's edge the fitted outline crosses, if it does: a mat cut off
+/// by the picture's edge can still leave a blob clear of it (its lit middle,
+/// a strict colour split), and the shape fitted to that blob runs on past the
+/// picture (a round mat seen from too low was taken whole, its outline
+/// guessed beyond the top and the bottom of the picture).
+fn outline_leaves_picture(outline: &[[f64; 2]], w: i32, h: i32) -> Option<&'static str> {
+    let (w, h) = (f64::from(w), f64::from(h));
+    let margin = 1.0;
+    outline.iter().find_map(|p| {
+        if p[0] < margin {
+            Some("left")
+        } else if p[0] > w - 1.0 - margin {
+            Some("right")
+        } else if p[1] < margin {
+            Some("top")
+        } else if p[1] > h - 1.0 - margin {
+            Some("bottom")
+        } else {
+            None
+        }
+    })
 }
 
 /// The outline of the blob holding the image centre (else the biggest).
@@ -1298,6 +1324,20 @@ mod tests {
         assert!(cal(Shape::Square, None).round_maps().is_empty());
         // A profile from before the outline was kept.
         assert!(cal(Shape::Circle, None).round_maps().is_empty());
+    }
+
+    #[test]
+    fn an_outline_past_the_picture_s_edge_says_which_edge() {
+        let inside = [[10.0, 10.0], [600.0, 20.0], [320.0, 470.0]];
+        assert_eq!(outline_leaves_picture(&inside, 640, 480), None);
+        assert_eq!(
+            outline_leaves_picture(&[[10.0, 10.0], [320.0, -40.0]], 640, 480),
+            Some("top")
+        );
+        assert_eq!(
+            outline_leaves_picture(&[[320.0, 479.5]], 640, 480),
+            Some("bottom")
+        );
     }
 
     #[test]
