@@ -7,9 +7,14 @@
 //! match (`yut_match`), the sensor protocol (`yut_sensor`) and the vision
 //! (`yut_vision`) are pure crates below it; the lab (`yut_lab`) and the renderer
 //! (`yut_sim`) give the demo its rendered station. No game logic lives here;
-//! [`text`] holds the pure helpers that put times and people's text on a terminal.
+//! [`text`] holds the pure helpers that put times and people's text on a terminal;
+//! [`camera`] the pure choices for a live camera (its format, its controls to
+//! lock), and `camera_live` (the `camera` feature) the camera itself.
 //! See `ARCHITECTURE.md` for the map.
 
+pub mod camera;
+#[cfg(feature = "camera")]
+pub mod camera_live;
 pub mod capture;
 pub mod journal;
 pub mod office;

@@ -27,6 +27,9 @@ enum CliCommand {
     /// Game records: replay a record, print the board.
     #[command(subcommand)]
     Game(cli::game::GameCommand),
+    /// Live cameras: list them with their formats and controls.
+    #[command(subcommand)]
+    Camera(cli::camera::CameraCommand),
     /// Go-Stop (고스톱) by the 통일안: score a sheet, simulate hands.
     #[command(subcommand)]
     Gostop(cli::gostop::GostopCommand),
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         CliCommand::Demo(args) => cli::station::run_demo(args),
         CliCommand::Station(args) => cli::station::run_station(args),
         CliCommand::Game(command) => cli::game::run(command),
+        CliCommand::Camera(command) => cli::camera::run(command),
         CliCommand::Gostop(command) => cli::gostop::run(command),
         CliCommand::Journal(command) => cli::journal::run(command),
         CliCommand::Office(args) => cli::office::run(args),

@@ -191,7 +191,10 @@ async fn calibration_needs_a_token_and_relays_the_reply() {
     assert_eq!(status, 200);
     let (status, body) = http(s.addr, "POST", "/api/calibrate/sideways", &headers, "").await;
     assert_eq!(status, 404);
-    assert!(body.contains("empty, front, back, marked, save"));
+    assert!(body.contains("lens, lens_fit, empty, front, back, marked, throw, save, recheck"));
+    // `done` is only ever a reply's next step.
+    let (status, _) = http(s.addr, "POST", "/api/calibrate/done", &headers, "").await;
+    assert_eq!(status, 404);
 }
 
 #[tokio::test]

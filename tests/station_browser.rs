@@ -5,193 +5,17 @@
 //! Skips (prints why, passes) when chromium or chromedriver is not installed;
 //! `.ci/run` installs both (scripts/debian-packages.txt).
 
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
+use browser::{click, shot, text, type_into, until, Driver};
 use common::{command, login, StandIn};
-use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use fantoccini::Locator;
+use serde_json::json;
 use std::time::{Duration, Instant};
 use yut_match::{EvidenceRef, Verdict};
 use yut_rules::yut::ThrowResult;
-
-fn which(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names.iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
-}
-
-/// chromedriver, killed when dropped.
-struct Driver {
-    child: Child,
-    port: u16,
-    _profile: tempfile::TempDir,
-    chromium: PathBuf,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Whether chromedriver answers its WebDriver status on this port.
-fn chromedriver_ready(port: u16) -> bool {
-    use std::io::{Read, Write};
-    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    let request =
-        format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    if s.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
-    // chromedriver keeps the connection open: read until the answer shows.
-    let mut reply = Vec::new();
-    let mut chunk = [0u8; 1024];
-    while let Ok(n @ 1..) = s.read(&mut chunk) {
-        reply.extend_from_slice(&chunk[..n]);
-        if String::from_utf8_lossy(&reply).contains("\"ready\":true") {
-            return true;
-        }
-    }
-    false
-}
-
-impl Driver {
-    fn start() -> Option<Driver> {
-        let Some(chromium) = which(&["chromium", "chromium-browser", "google-chrome"]) else {
-            eprintln!("SKIP: no chromium on PATH (apt-get install chromium chromium-driver)");
-            return None;
-        };
-        let Some(driver) = which(&["chromedriver"]) else {
-            eprintln!("SKIP: no chromedriver on PATH (apt-get install chromium-driver)");
-            return None;
-        };
-        // A free port is picked by binding port 0 and letting it go, so
-        // another test's server can take it before chromedriver binds it:
-        // that server then answered the wait below, chromedriver had exited,
-        // and the session found nothing listening (CI, once). Wait for
-        // chromedriver's own /status, and start it again on another port if
-        // it has exited.
-        let (child, port) = (0..3)
-            .find_map(|_| {
-                let port = std::net::TcpListener::bind("127.0.0.1:0")
-                    .unwrap()
-                    .local_addr()
-                    .unwrap()
-                    .port();
-                let mut child = Command::new(&driver)
-                    .arg(format!("--port={port}"))
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .expect("chromedriver starts");
-                let deadline = Instant::now() + Duration::from_secs(20);
-                while Instant::now() < deadline {
-                    if child.try_wait().unwrap().is_some() {
-                        return None;
-                    }
-                    if chromedriver_ready(port) {
-                        return Some((child, port));
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                let _ = child.kill();
-                let _ = child.wait();
-                None
-            })
-            .expect("chromedriver did not listen");
-        Some(Driver {
-            child,
-            port,
-            _profile: tempfile::tempdir().unwrap(),
-            chromium,
-        })
-    }
-
-    async fn client(&self) -> Client {
-        let profile = format!("--user-data-dir={}", self._profile.path().display());
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": self.chromium,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                         "--no-first-run", "--disable-background-networking",
-                         "--disable-component-update", "--disable-sync",
-                         "--disable-dev-shm-usage", "--window-size=1400,1000", profile],
-            }
-        });
-        let Value::Object(caps) = caps else {
-            unreachable!()
-        };
-        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("a browser session")
-    }
-}
-
-fn screenshots() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-async fn shot(c: &Client, name: &str) {
-    let png = c.screenshot().await.expect("screenshot");
-    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
-}
-
-/// Wait until `script` (a JS expression) is truthy; its value.
-async fn until(c: &Client, what: &str, script: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let v = c
-            .execute(&format!("return ({script});"), vec![])
-            .await
-            .expect("script runs");
-        if !v.is_null() && v != json!(false) && v != json!("") {
-            return v;
-        }
-        if Instant::now() > deadline {
-            let _ = shot(c, &format!("timeout-{}", what.replace(' ', "-"))).await;
-            panic!("timed out waiting for {what}: {script}");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"));
-}
-
-async fn type_into(c: &Client, css: &str, text: &str) {
-    let e = c.find(Locator::Css(css)).await.unwrap();
-    e.clear().await.unwrap();
-    e.send_keys(text).await.unwrap();
-}
-
-async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn referee_console_and_display_in_a_browser() {
@@ -416,14 +240,15 @@ async fn referee_console_and_display_in_a_browser() {
     until(
         &c,
         "calibrate",
-        "document.querySelectorAll('.step').length === 5",
+        "document.querySelectorAll('#stepper li').length === 5",
     )
     .await;
-    click(&c, ".step[data-step=empty] button").await;
+    click(&c, "#stepper li[data-step=empty]").await;
+    click(&c, "#take").await;
     let checks = until(
         &c,
         "checks",
-        "document.querySelector('.step[data-step=empty] .checks').textContent",
+        "document.getElementById('checks').textContent",
     )
     .await;
     // The real checks on the camera's picture (a thrown, not an empty, mat at

@@ -65,6 +65,8 @@ pub enum CaptureError {
     CameraUnavailable { index: i32 },
     #[error("camera {index} stopped sending frames (unplugged?): the station keeps running; plug it back and restart the station, or enter throws by hand")]
     CameraLost { index: i32 },
+    #[error("camera {index} offers no format of 10 frames a second or more: try another camera")]
+    NoUsableFormat { index: i32 },
     #[error("video {path} cannot be opened: is it a video file OpenCV can read (MJPG/AVI, MP4 with ffmpeg)?")]
     VideoUnavailable { path: PathBuf },
     #[error("OpenCV: {0}")]
@@ -76,6 +78,18 @@ pub trait FrameSource: Send {
     fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError>;
     /// For the status line: "camera 0", "video match.avi", "rendered footage".
     fn describe(&self) -> String;
+    /// The camera's exposure, white balance and focus as `/calibrate` shows
+    /// them; none for a file, rendered footage or a camera opened through
+    /// OpenCV (whose controls are not known).
+    fn controls(&mut self) -> Vec<crate::station::view::ControlState> {
+        Vec::new()
+    }
+    /// Lock those controls at the values the camera settled on (after the
+    /// station is set up, so the empty-mat picture stays valid); what they
+    /// are then.
+    fn lock_controls(&mut self) -> Vec<crate::station::view::ControlState> {
+        Vec::new()
+    }
 }
 
 enum VideoKind {

@@ -3,6 +3,7 @@
 //!
 //! Shell: arguments, files, the terminal, exit statuses.
 
+pub mod camera;
 pub mod clips;
 pub mod game;
 pub mod gostop;

@@ -12,8 +12,9 @@ use yut_vision::profile::Profile;
 
 #[derive(Subcommand)]
 pub enum ProfileCommand {
-    /// Print what a profile holds: the mat, the lens, the stick set, how its
-    /// faces are read and what it learned from the referee's calls.
+    /// Print what a profile holds: its format, when and how it was made, the
+    /// mat, the lens, the stick set, how its faces are read and what it
+    /// learned from the referee's calls.
     Show(ProfileArgs),
     /// Forget what the station learned from the referee's calls since teaching
     /// (the taught sticks stay).
@@ -43,14 +44,26 @@ fn show(path: &std::path::Path) -> Result<()> {
     let p = load(path)?;
     let c = &p.calibration;
     println!("profile {} (format {})", path.display(), p.version);
+    match &p.made {
+        Some(m) => println!("made: {} by {}", m.at, m.by),
+        None => println!("made: not recorded (a profile from before it was kept)"),
+    }
     println!(
-        "mat: {} at {} × {} px, {:.1} px/cm at its centre, lens k {:.3}",
+        "mat: {} at {} × {} px, {:.1} px/cm at its centre",
         c.mat,
         c.width,
         c.height,
         c.px_per_cm_at_centre(),
-        c.map.lens.k
     );
+    let lens = match (&p.made, &c.map.lens.model) {
+        (Some(m), _) => m.lens.clone(),
+        (None, Some(l)) => format!(
+            "calibrated on a target: k1 {:.4}, k2 {:.4}, focal length {:.0} px",
+            l.k1, l.k2, l.fx
+        ),
+        (None, None) => format!("one radial term, k {:.3}", c.map.lens.k),
+    };
+    println!("lens: {lens}");
     let Some(t) = &p.sticks else {
         println!("sticks: not taught yet (run `yutstation teach`)");
         return Ok(());

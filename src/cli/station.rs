@@ -109,6 +109,11 @@ pub struct DemoArgs {
     /// Where the office serves the hall screen and its console (--mats).
     #[arg(long, default_value = "127.0.0.1:8090")]
     pub office_listen: SocketAddr,
+    /// Judge the demo's rendered hall with this station profile instead of
+    /// setting it up by itself (`calibration/examples/demo-hall.toml` is the
+    /// hall of seed 1, made with `calibrate` and `teach`).
+    #[arg(long, conflicts_with = "mats")]
+    pub profile: Option<PathBuf>,
 }
 
 fn random_pin() -> String {
@@ -121,9 +126,7 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     }
     let clock = Clock::Wall;
     let source: Option<Box<dyn FrameSource>> = match (&a.camera, &a.video) {
-        (Some(i), _) => Some(Box::new(
-            VideoSource::camera(*i, clock.clone()).map_err(|e| InputError(e.to_string()))?,
-        )),
+        (Some(i), _) => Some(open_camera(*i, &clock)?),
         (None, Some(v)) => Some(Box::new(
             VideoSource::video(v, clock.clone()).map_err(|e| InputError(e.to_string()))?,
         )),
@@ -187,6 +190,27 @@ pub fn run_station(a: StationArgs) -> anyhow::Result<()> {
     served
 }
 
+/// Camera `index`: through nokhwa in its MJPEG 1280×720 at 30 fps mode (or
+/// the nearest offered), its controls known and locked once set up, where the
+/// `camera` feature is built; else through OpenCV's videoio.
+fn open_camera(index: i32, clock: &Clock) -> anyhow::Result<Box<dyn FrameSource>> {
+    #[cfg(feature = "camera")]
+    {
+        let want = yutstation::camera::default_format();
+        let index = u32::try_from(index)
+            .map_err(|_| InputError(format!("camera {index}: expected 0 or more")))?;
+        let cam = yutstation::camera_live::LiveCamera::open(index, &want, clock.clone())
+            .map_err(|e| InputError(e.to_string()))?;
+        Ok(Box::new(cam))
+    }
+    #[cfg(not(feature = "camera"))]
+    {
+        Ok(Box::new(
+            VideoSource::camera(index, clock.clone()).map_err(|e| InputError(e.to_string()))?,
+        ))
+    }
+}
+
 /// Find a held-out look the station can calibrate, as a crew would pick a hall.
 pub(crate) fn demo_look(
     seed: u64,
@@ -242,6 +266,24 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<()> {
         Clock::Wall
     };
     let (look, detector) = demo_look(a.seed, a.width, a.height, &a.model)?;
+    let detector = match &a.profile {
+        Some(p) => {
+            let d = load_detector(p, &a.model).map_err(|e| InputError(format!("{e:#}")))?;
+            if (d.calibration.width, d.calibration.height) != (a.width, a.height) {
+                return Err(InputError(format!(
+                    "{} was calibrated at {}×{}, the demo renders {}×{}: give --width and --height",
+                    p.display(),
+                    d.calibration.width,
+                    d.calibration.height,
+                    a.width,
+                    a.height
+                ))
+                .into());
+            }
+            d
+        }
+        None => detector,
+    };
     // The simulated height sensor on a pseudo-terminal, read through the real link
     // (real time only: it runs on the wall clock).
     let sensor_sim = if a.headless {

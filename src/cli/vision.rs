@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use yut_lab::{load_classifier, read_image, write_image, EvalArgs, SimulateArgs, TrainArgs};
 use yut_rules::yut::ThrowResult;
-use yut_vision::calibrate::{calibrate, Calibration, MatSpec, Shape};
+use yut_vision::calibrate::{calibrate_with_lens, Calibration, MatSpec, Shape};
 use yut_vision::files::{self, DEFAULT_MODEL};
 use yut_vision::geometry::{Homography, Lens, MatMap};
+use yut_vision::lens::{find_target, fit_lens, LensRecord, LensTarget, Paper, ViewCollector};
+use yut_vision::profile::Made;
 use yut_vision::profile::Profile;
 use yut_vision::settle::{self, SettleEvent, Tracker};
 use yut_vision::{self, Detector, ThrowReading};
@@ -40,21 +42,63 @@ pub enum VisionCommand {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct CalibrateArgs {
+    /// The lens target to print, or the lens from pictures of it.
+    #[command(subcommand)]
+    what: Option<CalibrateWhat>,
     /// Picture of the empty mat.
-    #[arg(long)]
-    image: PathBuf,
+    #[arg(long, required = true)]
+    image: Option<PathBuf>,
     /// The mat: circle:DIAMETER_CM or square:SIDE_CM.
-    #[arg(long)]
-    mat: String,
+    #[arg(long, required = true)]
+    mat: Option<String>,
     /// Profile to write (TOML); the empty picture is stored beside it.
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
     /// Fallback: the mat's four corners in pixels, clockwise from the top-left
     /// (square), or its rim's top, right, bottom and left points (circle):
     /// x1,y1,x2,y2,x3,y3,x4,y4.
     #[arg(long)]
     corners: Option<String>,
+    /// The lens calibrated on the target (`calibrate lens`), applied before
+    /// the mat's outline is fitted. Without it the outline's own bend gives
+    /// one radial term.
+    #[arg(long, conflicts_with = "corners")]
+    lens: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum CalibrateWhat {
+    /// Write the printable lens target: a ChArUco board at true scale, as PDF
+    /// or SVG (by the file's extension), its dimensions printed on it.
+    Target {
+        /// The paper: A3 (30 mm squares) or A2 (45 mm squares).
+        #[arg(long, default_value = "A3")]
+        size: String,
+        /// The file to write: NAME.pdf or NAME.svg.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Calibrate the lens from pictures of the printed target (a folder of
+    /// them, or a live camera): the lens file for `calibrate --lens`.
+    Lens {
+        /// A folder of pictures of the target (PNG or JPEG).
+        #[arg(long, required_unless_present = "camera", conflicts_with = "camera")]
+        images: Option<PathBuf>,
+        /// A camera to take the pictures from (0 = the first camera).
+        #[arg(long)]
+        camera: Option<i32>,
+        /// The paper the target was printed on (A3 or A2).
+        #[arg(long, default_value = "A3")]
+        size: String,
+        /// The lens file to write (TOML).
+        #[arg(long)]
+        out: PathBuf,
+        /// With --camera: how many pictures to take.
+        #[arg(long, default_value_t = 12)]
+        pictures: usize,
+    },
 }
 
 #[derive(Args)]
@@ -189,8 +233,41 @@ fn parse_corners(s: &str, spec: &MatSpec, w: u32, h: u32) -> Result<Calibration>
 }
 
 fn run_calibrate(a: CalibrateArgs) -> Result<()> {
-    let spec: MatSpec = a.mat.parse().map_err(InputError)?;
-    let img = read_image(&a.image)?;
+    match a.what {
+        Some(CalibrateWhat::Target { size, out }) => return write_target(&size, &out),
+        Some(CalibrateWhat::Lens {
+            images,
+            camera,
+            size,
+            out,
+            pictures,
+        }) => return calibrate_lens(images.as_deref(), camera, &size, &out, pictures),
+        None => {}
+    }
+    let (Some(image), Some(mat), Some(out)) = (a.image, a.mat, a.out) else {
+        return Err(InputError("calibrate needs --image, --mat and --out".into()).into());
+    };
+    let spec: MatSpec = mat.parse().map_err(InputError)?;
+    let img = read_image(&image)?;
+    let lens = match &a.lens {
+        Some(path) => {
+            let record = files::load_lens(path).map_err(|e| InputError(e.to_string()))?;
+            if (record.width, record.height) != (img.cols(), img.rows()) {
+                return Err(InputError(format!(
+                    "the lens {} was calibrated at {}×{} but {} is {}×{}: use the same camera mode",
+                    path.display(),
+                    record.width,
+                    record.height,
+                    image.display(),
+                    img.cols(),
+                    img.rows()
+                ))
+                .into());
+            }
+            Some(record)
+        }
+        None => None,
+    };
     let cal = match &a.corners {
         Some(c) => {
             if spec.size_cm < 150.0 {
@@ -202,23 +279,162 @@ fn run_calibrate(a: CalibrateArgs) -> Result<()> {
             }
             parse_corners(c, &spec, img.cols() as u32, img.rows() as u32)?
         }
-        None => {
-            calibrate(&img, spec).map_err(|e| InputError(format!("calibration refused: {e}")))?
-        }
+        None => calibrate_with_lens(&img, spec, lens.map(|l| l.model))
+            .map_err(|e| InputError(format!("calibration refused: {e}")))?,
     };
-    let profile =
-        files::save_profile(&a.out, cal, None, &img).map_err(|e| InputError(e.to_string()))?;
+    let made = Made {
+        at: yutstation::text::utc_text(Clock::Wall.now()),
+        by: "yutstation calibrate".into(),
+        lens: lens_words(&cal, lens.as_ref(), a.corners.is_some()),
+    };
+    let profile = files::save_profile_made(&out, cal, None, &img, Some(made))
+        .map_err(|e| InputError(e.to_string()))?;
     let c = profile.calibration;
     println!(
-        "calibrated: {} mat, {:.1} px/cm at the centre, lens k {:.3}; profile {}",
+        "calibrated: {} mat, {:.1} px/cm at the centre; lens: {}; profile {}",
         c.mat,
         c.px_per_cm_at_centre(),
-        c.map.lens.k,
-        a.out.display()
+        profile.made.as_ref().map_or("", |m| m.lens.as_str()),
+        out.display()
     );
     for note in yut_vision::calibrate::calibration_notes(&c, &img)? {
         println!("note: {note}");
     }
+    Ok(())
+}
+
+/// How the lens of a calibration was found, in words for `profile show`.
+pub fn lens_words(cal: &Calibration, lens: Option<&LensRecord>, corners: bool) -> String {
+    match lens {
+        Some(l) => l.summary(),
+        None if corners => "none (corners given by hand)".into(),
+        None => format!(
+            "one radial term, k {:.3}, fitted from the mat's outline (no lens target)",
+            cal.map.lens.k
+        ),
+    }
+}
+
+fn write_target(size: &str, out: &Path) -> Result<()> {
+    let paper: Paper = size.parse().map_err(InputError)?;
+    let target = LensTarget::new(paper)?;
+    let bytes = match out.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("pdf") => target.pdf(),
+        Some(e) if e.eq_ignore_ascii_case("svg") => target.svg().into_bytes(),
+        _ => {
+            return Err(InputError(format!(
+                "{}: the target is written as PDF or SVG: name the file NAME.pdf or NAME.svg",
+                out.display()
+            ))
+            .into())
+        }
+    };
+    std::fs::write(out, bytes)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+    let [pw, ph] = paper.size_mm();
+    println!(
+        "lens target: {} ({pw:.0} × {ph:.0} mm), {}×{} squares of {:.1} mm; print it at 100 % (no 'fit to page') and check a square measures {:.1} mm: {}",
+        paper,
+        yut_vision::lens::SQUARES[0],
+        yut_vision::lens::SQUARES[1],
+        target.square_mm,
+        target.square_mm,
+        out.display()
+    );
+    Ok(())
+}
+
+/// The pictures in a folder, by name.
+fn pictures_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| InputError(format!("cannot read the folder {}: {e}", dir.display())))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg"))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn calibrate_lens(
+    images: Option<&Path>,
+    camera: Option<i32>,
+    size: &str,
+    out: &Path,
+    pictures: usize,
+) -> Result<()> {
+    let paper: Paper = size.parse().map_err(InputError)?;
+    let target = LensTarget::new(paper)?;
+    let mut collector = ViewCollector::default();
+    match (images, camera) {
+        (Some(dir), _) => {
+            let paths = pictures_in(dir)?;
+            if paths.is_empty() {
+                return Err(
+                    InputError(format!("no pictures (PNG or JPEG) in {}", dir.display())).into(),
+                );
+            }
+            for path in paths {
+                let img = read_image(&path)?;
+                match find_target(&target, &img) {
+                    Ok(view) => {
+                        println!("{}: {} corners", path.display(), view.corners.len());
+                        collector.views.push(view);
+                    }
+                    Err(e) => eprintln!("yutstation: {}: {e}", path.display()),
+                }
+            }
+        }
+        (None, Some(index)) => {
+            let mut source = yutstation::capture::open(&format!("camera:{index}"), 30, Clock::Wall)
+                .map_err(|e| InputError(e.to_string()))?;
+            println!(
+                "hold the printed target under the camera; {}",
+                collector.hint()
+            );
+            let started = Instant::now();
+            let mut last = Instant::now();
+            while collector.views.len() < pictures {
+                if started.elapsed().as_secs() > 300 {
+                    eprintln!(
+                        "yutstation: five minutes are up: fitting the {} pictures taken",
+                        collector.views.len()
+                    );
+                    break;
+                }
+                let Some(frame) = source.next_frame().map_err(|e| InputError(e.to_string()))?
+                else {
+                    break;
+                };
+                // About one picture a second: time to move the target.
+                if last.elapsed().as_millis() < 800 {
+                    continue;
+                }
+                last = Instant::now();
+                if let Ok(view) = find_target(&target, &frame.image) {
+                    if collector.offer(view) {
+                        println!(
+                            "picture {} of {pictures} taken; {}",
+                            collector.views.len(),
+                            collector.hint()
+                        );
+                    }
+                }
+            }
+        }
+        (None, None) => {
+            return Err(InputError("give --images DIR or --camera N".into()).into());
+        }
+    }
+    let fit = fit_lens(&target, &collector.views)
+        .map_err(|e| InputError(format!("lens calibration refused: {e}")))?;
+    let record = LensRecord::of(&fit);
+    files::save_lens(out, &record).map_err(|e| InputError(e.to_string()))?;
+    println!("lens: {}; written to {}", record.summary(), out.display());
     Ok(())
 }
 
@@ -267,6 +483,15 @@ fn run_teach(a: TeachArgs) -> Result<()> {
         println!("note: {note}");
     }
     profile.sticks = Some(taught);
+    if let Some(made) = &mut profile.made {
+        made.by = format!(
+            "{}; sticks taught by yutstation teach at {} ({} shot{})",
+            made.by.split("; sticks taught").next().unwrap_or(&made.by),
+            yutstation::text::utc_text(Clock::Wall.now()),
+            shots.len(),
+            if shots.len() == 1 { "" } else { "s" }
+        );
+    }
     files::write_profile(&a.profile, &mut profile)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ use crate::capture::Frame;
 use crate::journal::hash_of;
 use opencv::core::{Mat, Vector};
 use opencv::imgproc;
+use opencv::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -19,8 +20,11 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 use yut_match::{EvidenceRef, Millis};
 use yut_rules::yut::ThrowResult;
-use yut_vision::calibrate::{calibrate, Calibration, MatSpec};
+use yut_vision::calibrate::{calibrate_with_lens, Calibration, MatSpec};
 use yut_vision::files;
+use yut_vision::lens::{self, LensRecord, LensTarget, ViewCollector};
+use yut_vision::moved;
+use yut_vision::profile::Made;
 use yut_vision::settle::{self, SettleEvent, Tracker};
 use yut_vision::{self, Detector, ThrowReading};
 
@@ -49,13 +53,25 @@ pub enum Seen {
     SourceEnded { reason: Option<String> },
     /// The station now judges with this profile (after calibration).
     ProfileChanged { message: String },
+    /// The camera no longer sees the mat as the profile says (bumped,
+    /// zoomed, the light changed): the station stopped calling by itself.
+    CameraMoved { at_ms: Millis, reason: String },
+    /// A re-check set the station up again where the camera now stands.
+    CameraBack { message: String },
+    /// The live camera's controls, as they are now (from the capture thread).
+    Controls(Vec<super::view::ControlState>),
 }
 
 /// What the vision task is asked from outside its frame stream.
 pub enum Ask {
     Calibrate {
         step: CalibrateStep,
+        /// Who asked (the name given at login), for the profile's record.
+        by: String,
         mat: Option<String>,
+        /// The camera's height above the mat as the crew measured it (cm),
+        /// to check the mat's size against.
+        camera_height_cm: Option<f64>,
         reply: oneshot::Sender<CalibrateReply>,
     },
     /// The referee called the throw whose evidence is `evidence`: a station
@@ -94,14 +110,21 @@ pub struct VisionSetup {
     pub model_path: PathBuf,
 }
 
-/// Calibration in progress: the pictures captured so far.
+/// The set-up wizard in progress: what it has taken so far. Nothing of it
+/// touches the station's profile until the crew saves (or re-checks).
 #[derive(Default)]
 struct Calibrating {
+    /// The lens target's pictures, and the lens fitted to them.
+    lens_views: ViewCollector,
+    lens: Option<LensRecord>,
     calibration: Option<Calibration>,
     empty: Option<Mat>,
-    front: Option<Mat>,
-    back: Option<Mat>,
-    marked: Option<Mat>,
+    /// The teaching shot being taken: flat faces, round faces, marked.
+    shot: [Option<Mat>; 3],
+    /// The shots taken and taught from.
+    shots: Vec<[Mat; 3]>,
+    /// What the shots taught, and the station that would judge with it.
+    trial: Option<(yut_vision::Teaching, Detector)>,
 }
 
 /// How often the live picture is refreshed (ms of station time).
@@ -129,6 +152,18 @@ pub fn run(
         .detector
         .as_ref()
         .and_then(|d| settle::empty_mat(&d.empty).ok());
+    // The profile's outline and empty mat, each frame checked against them.
+    let fit_setup_for = |setup: &VisionSetup| {
+        setup.detector.as_ref().and_then(|d| {
+            settle::small_grey(&d.empty)
+                .and_then(|e| moved::SetUp::new(&d.calibration, &e))
+                .ok()
+        })
+    };
+    let mut fit_setup = fit_setup_for(&setup);
+    let mut watch = moved::Watch::default();
+    // Why the station stopped calling by itself, while it has.
+    let mut unfit: Option<String> = None;
     let mut prev: Option<settle::Small> = None;
     let mut last_live: Option<Millis> = None;
     let mut last_verdict: Option<ThrowReading> = None;
@@ -150,17 +185,35 @@ pub fn run(
     loop {
         while let Ok(ask) = asks.try_recv() {
             match ask {
-                Ask::Calibrate { step, mat, reply } => {
-                    let answer = calibrate_step(&mut setup, &mut cal, newest.as_ref(), step, mat);
-                    if answer.ok && step == CalibrateStep::Save {
+                Ask::Calibrate {
+                    step,
+                    by,
+                    mat,
+                    camera_height_cm,
+                    reply,
+                } => {
+                    let ask = StepAsk {
+                        step,
+                        by: &by,
+                        mat,
+                        camera_height_cm,
+                    };
+                    let answer = calibrate_step(&mut setup, &mut cal, newest.as_ref(), ask);
+                    let new_profile = matches!(step, CalibrateStep::Save | CalibrateStep::Recheck);
+                    if answer.ok && new_profile {
                         empty_mat = setup
                             .detector
                             .as_ref()
                             .and_then(|d| settle::empty_mat(&d.empty).ok());
+                        fit_setup = fit_setup_for(&setup);
+                        watch = moved::Watch::default();
                         tracker = tracker_for(&setup);
                         prev = None;
-                        let _ = seen.send(Seen::ProfileChanged {
-                            message: answer.message.clone(),
+                        let message = answer.message.clone();
+                        let _ = seen.send(if unfit.take().is_some() {
+                            Seen::CameraBack { message }
+                        } else {
+                            Seen::ProfileChanged { message }
                         });
                         say_status("empty", &mut status);
                     }
@@ -189,12 +242,29 @@ pub fn run(
             }
         };
         let t = frame.at_ms;
-        if setup.detector.is_some() {
+        if setup.detector.is_some() && unfit.is_none() {
             clips.frame(t, &frame.image);
         }
-        if let (Some(det), Some(empty_mat)) = (&setup.detector, &empty_mat) {
+        if let (Some(det), Some(empty_mat), None) = (&setup.detector, &empty_mat, &unfit) {
             let judged = (|| -> opencv::Result<Option<Seen>> {
                 let small = settle::small_grey(&frame.image)?;
+                // Does the camera still see the mat as it was set up? Checked
+                // on every frame; a frame that does not fit is never judged.
+                if let Some(fs) = &fit_setup {
+                    let fit = fs.fit(&small)?;
+                    if let Some(why) = watch.update(&fit) {
+                        let reason = why.to_string();
+                        unfit = Some(reason.clone());
+                        clips.abandon();
+                        last_verdict = None;
+                        say_status("stopped: the camera moved", &mut status);
+                        return Ok(Some(Seen::CameraMoved { at_ms: t, reason }));
+                    }
+                    if fit.unfit().is_some() {
+                        prev = Some(small);
+                        return Ok(None);
+                    }
+                }
                 let stats = settle::frame_stats(t, &small, prev.as_ref(), empty_mat)?;
                 prev = Some(small);
                 Ok(match tracker.update(stats) {
@@ -269,14 +339,18 @@ pub fn run(
         }
         if last_live.is_none_or(|l| t >= l + LIVE_EVERY_MS) {
             last_live = Some(t);
-            let cal_now = setup
-                .detector
+            // The wizard's mat while it sets one up, else the profile's.
+            let cal_now = cal
+                .calibration
                 .as_ref()
-                .map(|d| &d.calibration)
-                .or(cal.calibration.as_ref());
-            if let Ok(pic) = overlay::annotate(&frame.image, cal_now, last_verdict.as_ref())
-                .and_then(|m| overlay::jpeg(&m, 800, 75))
-            {
+                .or(setup.detector.as_ref().map(|d| &d.calibration));
+            let pic = overlay::annotate(&frame.image, cal_now, last_verdict.as_ref())
+                .and_then(|m| match &unfit {
+                    Some(_) => overlay::banner(&m, "CAMERA MOVED: re-check at /calibrate"),
+                    None => Ok(m),
+                })
+                .and_then(|m| overlay::jpeg(&m, 800, 75));
+            if let Ok(pic) = pic {
                 live.send_replace(Some(pic.into()));
             }
         }
@@ -300,6 +374,30 @@ fn reply(ok: bool, message: impl Into<String>, checks: Vec<Check>) -> CalibrateR
         ok,
         message: message.into(),
         checks,
+        next: None,
+        picture: None,
+    }
+}
+
+/// A refusal that keeps everything as it was: the wizard's earlier steps and
+/// the station's profile.
+fn refuse(message: impl Into<String>, checks: Vec<Check>) -> CalibrateReply {
+    reply(false, message, checks)
+}
+
+/// A step done: what it found, and the step to go to next.
+fn done(
+    message: impl Into<String>,
+    checks: Vec<Check>,
+    next: CalibrateStep,
+    picture: Option<String>,
+) -> CalibrateReply {
+    CalibrateReply {
+        ok: true,
+        message: message.into(),
+        checks,
+        next: Some(next),
+        picture,
     }
 }
 
@@ -309,6 +407,23 @@ fn check(name: &str, ok: bool, detail: String) -> Check {
         ok,
         detail,
     }
+}
+
+/// Under this sharpness (the variance of the picture's Laplacian) a wizard
+/// step refuses the picture as blurred; 20 or more is good. A picture blurred
+/// by a Gaussian of 4 pixels reads about 1, the rendered halls 20 and more.
+const FOCUS_REFUSED: f64 = 5.0;
+
+/// The sharpness of a picture (the variance of its Laplacian).
+fn sharpness(img: &Mat) -> opencv::Result<f64> {
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(img, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    let mut lap = Mat::default();
+    imgproc::laplacian_def(&grey, &mut lap, opencv::core::CV_64F)?;
+    let mut m = Vector::<f64>::new();
+    let mut sd = Vector::<f64>::new();
+    opencv::core::mean_std_dev_def(&lap, &mut m, &mut sd)?;
+    Ok(sd.get(0)?.powi(2))
 }
 
 /// Light and focus of a picture, as checks a set-up crew can read.
@@ -336,33 +451,166 @@ fn picture_checks(img: &Mat) -> opencv::Result<Vec<Check>> {
     ])
 }
 
+/// One wizard step as asked.
+struct StepAsk<'a> {
+    step: CalibrateStep,
+    by: &'a str,
+    mat: Option<String>,
+    camera_height_cm: Option<f64>,
+}
+
+/// How far the camera's measured height may differ from the one the mat's
+/// size implies before the size is doubted: a mat entered 160 cm for 180
+/// puts the camera an eighth lower than it is.
+const HEIGHT_AGREE: f64 = 0.08;
+
+/// The paper the wizard's lens target is printed on is told by its squares'
+/// size, not asked: both papers' boards are found, and the one that shows
+/// more corners is the one held up.
+fn find_any_target(frame: &Mat) -> Result<(LensTarget, lens::TargetView), lens::LensError> {
+    let mut best: Option<(LensTarget, lens::TargetView)> = None;
+    let mut first_err = None;
+    for paper in [lens::Paper::A3, lens::Paper::A2] {
+        let target = LensTarget::new(paper)?;
+        match lens::find_target(&target, frame) {
+            Ok(v) => {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| v.corners.len() > b.1.corners.len())
+                {
+                    best = Some((target, v));
+                }
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    best.ok_or_else(|| first_err.unwrap_or(lens::LensError::NoTarget))
+}
+
 fn calibrate_step(
     setup: &mut VisionSetup,
     cal: &mut Calibrating,
     newest: Option<&Mat>,
-    step: CalibrateStep,
-    mat: Option<String>,
+    ask: StepAsk,
 ) -> CalibrateReply {
     let Some(frame) = newest else {
-        return reply(
-            false,
-            "no camera picture yet: check the camera",
+        return refuse(
+            "no camera picture yet: check the camera is plugged in and on",
             vec![check("camera", false, "no camera frame yet".into())],
         );
     };
     let mut checks = match picture_checks(frame) {
         Ok(c) => c,
-        Err(e) => return reply(false, format!("cannot read the picture: {e}"), vec![]),
+        Err(e) => return refuse(format!("cannot read the picture: {e}"), vec![]),
     };
-    match step {
+    // A blurred picture is refused before anything is taken from it (the
+    // lens step judges the target's own edges).
+    let sharp = sharpness(frame).unwrap_or(f64::MAX);
+    if ask.step != CalibrateStep::Lens
+        && ask.step != CalibrateStep::LensFit
+        && sharp < FOCUS_REFUSED
+    {
+        return refuse(
+            format!("the picture is blurred (sharpness {sharp:.0}, 20 or more is good): focus the camera on the mat, clean its lens, and hold it still"),
+            checks,
+        );
+    }
+    match ask.step {
+        CalibrateStep::Lens => match find_any_target(frame) {
+            Ok((_, view)) => {
+                let corners = view.corners.len();
+                let kept = cal.lens_views.offer(view);
+                let n = cal.lens_views.views.len();
+                checks.push(check("target", true, format!("{corners} corners found")));
+                if !kept {
+                    return refuse(
+                        format!("the target is where an earlier picture had it: move it somewhere new ({})", cal.lens_views.hint()),
+                        checks,
+                    );
+                }
+                let next = if n >= lens::MIN_VIEWS
+                    && lens::uncovered_edge(&cal.lens_views.views).is_none()
+                {
+                    CalibrateStep::LensFit
+                } else {
+                    CalibrateStep::Lens
+                };
+                done(
+                    format!("picture {n} of the target kept: {}", cal.lens_views.hint()),
+                    checks,
+                    next,
+                    None,
+                )
+            }
+            Err(e) => {
+                checks.push(check("target", false, e.to_string()));
+                refuse(e.to_string(), checks)
+            }
+        },
+        CalibrateStep::LensFit => {
+            let views = &cal.lens_views.views;
+            // Any paper's board fits the same lens: its squares' size only
+            // scales the target's distance.
+            let fit = LensTarget::new(lens::Paper::A3).and_then(|t| lens::fit_lens(&t, views));
+            match fit {
+                Ok(fit) => {
+                    let record = LensRecord::of(&fit);
+                    checks.push(check("lens", true, record.summary()));
+                    cal.lens = Some(record);
+                    // A new lens: the mat must be found again through it.
+                    cal.calibration = None;
+                    cal.trial = None;
+                    done(
+                        format!(
+                            "lens calibrated (reprojection error {:.2} px): now put the target away, clear the mat and take the empty mat",
+                            record.rms_px
+                        ),
+                        checks,
+                        CalibrateStep::Empty,
+                        None,
+                    )
+                }
+                Err(e) => {
+                    checks.push(check("lens", false, e.to_string()));
+                    refuse(format!("lens calibration refused: {e}"), checks)
+                }
+            }
+        }
         CalibrateStep::Empty => {
-            let spec: MatSpec = match mat.as_deref().unwrap_or("circle:160").parse() {
+            let spec: MatSpec = match ask.mat.as_deref().unwrap_or("circle:160").parse() {
                 Ok(s) => s,
-                Err(e) => return reply(false, e, checks),
+                Err(e) => return refuse(e, checks),
             };
-            match calibrate(frame, spec) {
+            if let Some(l) = &cal.lens {
+                if (l.width, l.height) != (frame.cols(), frame.rows()) {
+                    return refuse(
+                        format!("the camera's picture is {}×{} but the lens was calibrated at {}×{}: calibrate the lens again in this mode", frame.cols(), frame.rows(), l.width, l.height),
+                        checks,
+                    );
+                }
+            }
+            match calibrate_with_lens(frame, spec, cal.lens.map(|l| l.model)) {
                 Ok(c) => {
                     let px = c.px_per_cm_at_centre();
+                    if let (Some(measured), Some(implied)) =
+                        (ask.camera_height_cm, c.camera_height())
+                    {
+                        if (implied / measured - 1.0).abs() > HEIGHT_AGREE {
+                            let msg = format!(
+                                "the mat's size does not fit what the camera sees: a {} mat would put the camera {implied:.0} cm above it, but it was measured at {measured:.0} cm; measure the mat and enter its size again",
+                                c.mat
+                            );
+                            checks.push(check("mat size", false, msg.clone()));
+                            return refuse(msg, checks);
+                        }
+                        checks.push(check(
+                            "mat size",
+                            true,
+                            format!("fits: the camera {implied:.0} cm above the mat, {measured:.0} cm measured"),
+                        ));
+                    }
                     checks.push(check(
                         "mat",
                         true,
@@ -373,76 +621,236 @@ fn calibrate_step(
                         .iter()
                         .map(|n| format!("; note: {n}"))
                         .collect();
-                    *cal = Calibrating {
-                        calibration: Some(c),
-                        empty: Some(frame.clone()),
-                        ..Calibrating::default()
-                    };
-                    reply(
-                        true,
-                        format!("mat found: now lay all four sticks flat face up on the mat, then press capture{note}"),
+                    cal.calibration = Some(c);
+                    cal.empty = Some(frame.clone());
+                    cal.shot = Default::default();
+                    cal.shots.clear();
+                    cal.trial = None;
+                    done(
+                        format!("mat found (its outline is drawn on the picture): now lay all four sticks flat face up on the mat, apart, then take the picture{note}"),
                         checks,
+                        CalibrateStep::Front,
+                        None,
                     )
                 }
                 Err(e) => {
                     checks.push(check("mat", false, e.to_string()));
-                    reply(false, format!("calibration refused: {e}"), checks)
+                    refuse(format!("the mat was not taken: {e}"), checks)
                 }
             }
         }
         CalibrateStep::Front | CalibrateStep::Back | CalibrateStep::Marked => {
             if cal.calibration.is_none() {
-                return reply(false, "capture the empty mat first", checks);
+                return refuse("take the empty mat first", checks);
             }
-            let (slot, next) = match step {
+            let (i, next, say) = match ask.step {
                 CalibrateStep::Front => (
-                    &mut cal.front,
-                    "now turn all four sticks round face up, then press capture",
+                    0,
+                    CalibrateStep::Back,
+                    "now turn all four sticks round face up, in the same places, then take the picture",
                 ),
                 CalibrateStep::Back => (
-                    &mut cal.back,
-                    "now turn only the marked stick flat face up (the other three round face up), then press capture",
+                    1,
+                    CalibrateStep::Marked,
+                    "now turn only the marked stick flat face up (the other three round face up), then take the picture",
                 ),
-                _ => (&mut cal.marked, "all pictures taken: press save"),
+                _ => (2, CalibrateStep::Throw, ""),
             };
-            *slot = Some(frame.clone());
-            reply(true, next, checks)
+            if i > 0 && cal.shot[..i].iter().any(Option::is_none) {
+                return refuse(
+                    "take the sticks' pictures in order: flat faces first",
+                    checks,
+                );
+            }
+            cal.shot[i] = Some(frame.clone());
+            if i < 2 {
+                return done(say, checks, next, None);
+            }
+            teach_trial(setup, cal, checks)
         }
-        CalibrateStep::Save => save_profile(setup, cal, checks),
+        CalibrateStep::Throw => {
+            let Some((_, det)) = &cal.trial else {
+                return refuse("teach the sticks first", checks);
+            };
+            let verdict = match det.detect(frame) {
+                Ok(v) => v,
+                Err(e) => return refuse(format!("the throw could not be judged: {e}"), checks),
+            };
+            let picture = overlay::annotate(frame, Some(&det.calibration), Some(&verdict))
+                .and_then(|m| overlay::jpeg(&m, 960, 80))
+                .ok()
+                .map(|j| data_url(&j));
+            if verdict.sticks.is_empty() {
+                return refuse(
+                    "no sticks on the mat: throw the four sticks, wait until they lie still, then take the picture",
+                    checks,
+                );
+            }
+            let said = match verdict.result {
+                Some(r) => format!(
+                    "test throw: {} ({}), called by the camera",
+                    r.korean(),
+                    r.id()
+                ),
+                None => format!(
+                    "test throw: it would go to the referee ({}; best guess {})",
+                    verdict
+                        .reasons
+                        .iter()
+                        .map(|r| format!("{r:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    verdict.best_guess.korean()
+                ),
+            };
+            done(
+                format!(
+                    "{said}: if that is right, save; if not, shoot the sticks again or throw again"
+                ),
+                checks,
+                CalibrateStep::Save,
+                picture,
+            )
+        }
+        CalibrateStep::Save => save_profile(setup, cal, ask.by, checks),
+        CalibrateStep::Recheck => recheck(setup, frame, ask.by, checks),
+        CalibrateStep::Done => refuse("nothing to do: the set-up is done", checks),
     }
 }
 
-fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) -> CalibrateReply {
-    let (Some(c), Some(empty), Some(front), Some(back), Some(marked)) = (
-        &cal.calibration,
-        &cal.empty,
-        &cal.front,
-        &cal.back,
-        &cal.marked,
-    ) else {
-        return reply(
-            false,
-            "capture the empty mat and the three stick pictures first",
+/// A picture as a `data:` URL for the page.
+fn data_url(jpeg: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::from("data:image/jpeg;base64,");
+    for chunk in jpeg.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ABC[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Teach from every shot taken (the newest just completed): the sticks of
+/// the newest shot outlined with their faces as the taught station reads
+/// them. A shot teaching refuses is dropped; the shots before it stay.
+fn teach_trial(
+    setup: &VisionSetup,
+    cal: &mut Calibrating,
+    mut checks: Vec<Check>,
+) -> CalibrateReply {
+    let (Some(c), Some(empty)) = (&cal.calibration, &cal.empty) else {
+        return refuse("take the empty mat first", checks);
+    };
+    let [Some(f), Some(b), Some(m)] = std::mem::take(&mut cal.shot) else {
+        return refuse(
+            "take the sticks' pictures in order: flat faces first",
             checks,
         );
     };
+    cal.shots.push([f, b, m]);
     let classifier = match files::load_classifier(&setup.model_path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("yutstation: loading the appearance model: {e}");
-            return reply(
-                false,
+            cal.shots.pop();
+            return refuse(
                 "the appearance model cannot be loaded: see the station's log",
                 checks,
             );
         }
     };
-    // A round mat's map is the tilt teaching picked (`yut_vision::with_taught_tilt`).
-    let (taught, c) = match yut_vision::teach(c, empty, &[[front, back, marked]], Some(&classifier))
-    {
-        Ok(t) => (t.taught, t.calibration),
-        Err(e) => return reply(false, format!("teaching refused: {e}"), checks),
+    let shots: Vec<[&Mat; 3]> = cal.shots.iter().map(|[f, b, m]| [f, b, m]).collect();
+    let teaching = match yut_vision::teach(c, empty, &shots, Some(&classifier)) {
+        Ok(t) => t,
+        Err(e) => {
+            cal.shots.pop();
+            let kept = match cal.shots.len() {
+                0 => String::new(),
+                n => format!(" (the {n} shots before it are kept)"),
+            };
+            checks.push(check("sticks", false, e.to_string()));
+            return refuse(format!("this shot was not taught{kept}: {e}"), checks);
+        }
     };
+    let det = match Detector::new(
+        teaching.calibration.clone(),
+        teaching.taught.clone(),
+        empty.clone(),
+        classifier,
+    ) {
+        Ok(d) => d,
+        Err(e) => return refuse(format!("cannot build the detector: {e}"), checks),
+    };
+    // The newest shot's three pictures side by side, each stick outlined
+    // with its face as the taught station reads it.
+    let picture = (|| -> opencv::Result<String> {
+        let last = cal.shots.last().expect("just pushed");
+        let mut row = Vector::<Mat>::new();
+        for pic in last {
+            let v = det.detect(pic)?;
+            let m = overlay::annotate(pic, Some(&det.calibration), Some(&v))?;
+            let mut small = Mat::default();
+            imgproc::resize(
+                &m,
+                &mut small,
+                opencv::core::Size::new(0, 0),
+                0.5,
+                0.5,
+                imgproc::INTER_AREA,
+            )?;
+            row.push(small);
+        }
+        let mut all = Mat::default();
+        opencv::core::hconcat(&row, &mut all)?;
+        Ok(data_url(&overlay::jpeg(&all, 1500, 80)?))
+    })()
+    .ok();
+    let read = teaching.taught.readability.unwrap_or(1.0);
+    checks.push(check(
+        "sticks",
+        true,
+        format!(
+            "{:.1} × {:.1} cm; taught sticks read at {:.0} % or better",
+            teaching.taught.length_cm,
+            teaching.taught.width_cm,
+            read * 100.0
+        ),
+    ));
+    let notes: String = yut_vision::teach_notes(read, &teaching.taught, &teaching.calibration)
+        .iter()
+        .map(|n| format!("; note: {n}"))
+        .collect();
+    let n = cal.shots.len();
+    cal.trial = Some((teaching, det));
+    done(
+        format!("taught from {n} shot{}: each stick is outlined with its face as read. To teach more, move and turn the sticks and shoot again (flat faces first); else throw the sticks for a test throw{notes}", if n == 1 { "" } else { "s" }),
+        checks,
+        CalibrateStep::Throw,
+        picture,
+    )
+}
+
+fn save_profile(
+    setup: &mut VisionSetup,
+    cal: &mut Calibrating,
+    by: &str,
+    checks: Vec<Check>,
+) -> CalibrateReply {
+    let (Some((teaching, _)), Some(empty)) = (&cal.trial, &cal.empty) else {
+        return refuse("take the empty mat and teach the sticks first", checks);
+    };
+    let c = teaching.calibration.clone();
+    let taught = teaching.taught.clone();
     let mut message = String::from("profile taught");
     let note = yut_vision::teach_notes(taught.readability.unwrap_or(1.0), &taught, &c);
     if let Some(path) = &setup.profile_path {
@@ -451,30 +859,130 @@ fn save_profile(setup: &mut VisionSetup, cal: &Calibrating, checks: Vec<Check>) 
             || "the profile".into(),
             |n| n.to_string_lossy().into_owned(),
         );
-        match files::save_profile(path, c.clone(), Some(taught.clone()), empty) {
+        let made = Made {
+            at: crate::text::utc_text(wall_ms()),
+            by: format!(
+                "the /calibrate wizard (by {}), {} teaching shot{}",
+                by,
+                cal.shots.len(),
+                if cal.shots.len() == 1 { "" } else { "s" }
+            ),
+            lens: match &cal.lens {
+                Some(l) => l.summary(),
+                None => format!(
+                    "one radial term, k {:.3}, fitted from the mat's outline (no lens target)",
+                    c.map.lens.k
+                ),
+            },
+        };
+        match files::save_profile_made(path, c.clone(), Some(taught.clone()), empty, Some(made)) {
             Ok(_) => message = format!("profile saved as {name}"),
             Err(e) => {
                 eprintln!("yutstation: saving the profile: {e}");
-                return reply(
-                    false,
-                    format!("the profile {name} cannot be saved: see the station's log"),
+                return refuse(
+                    format!("the profile {name} cannot be saved: see the station's log; the station keeps judging as before"),
                     checks,
                 );
             }
         }
     }
-    match Detector::new(c, taught, empty.clone(), classifier) {
+    let (_, det) = cal.trial.take().expect("checked above");
+    setup.detector = Some(det);
+    *cal = Calibrating {
+        lens: cal.lens,
+        ..Calibrating::default()
+    };
+    let note: String = note.iter().map(|n| format!("; note: {n}")).collect();
+    done(
+        format!("{message}; the station now judges with it{note}"),
+        checks,
+        CalibrateStep::Done,
+        None,
+    )
+}
+
+/// After the camera moved: find the mat again where the camera now stands,
+/// through the profile's lens, keep the taught sticks, and take this
+/// picture as the new empty mat. Refused (the station staying stopped, the
+/// profile as it was) where the mat is not found or is not empty.
+fn recheck(
+    setup: &mut VisionSetup,
+    frame: &Mat,
+    by: &str,
+    mut checks: Vec<Check>,
+) -> CalibrateReply {
+    let Some(det) = &setup.detector else {
+        return refuse(
+            "there is no profile to re-check: set the station up first",
+            checks,
+        );
+    };
+    let old = &det.calibration;
+    let c = match calibrate_with_lens(frame, old.mat, old.map.lens.model) {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(check("mat", false, e.to_string()));
+            return refuse(
+                format!("the re-check did not find the mat: {e}; the station stays stopped"),
+                checks,
+            );
+        }
+    };
+    let round = c.round.is_some();
+    checks.push(check(
+        "mat",
+        true,
+        format!(
+            "{} found again, {:.1} px/cm at the centre",
+            c.mat,
+            c.px_per_cm_at_centre()
+        ),
+    ));
+    let old = setup.detector.take().expect("checked above");
+    let Detector {
+        taught, classifier, ..
+    } = old;
+    if let Some(path) = &setup.profile_path {
+        let made = Made {
+            at: crate::text::utc_text(wall_ms()),
+            by: format!("a re-check at /calibrate (by {by}) after the camera moved"),
+            lens: "the lens as it was calibrated".into(),
+        };
+        if let Err(e) =
+            files::save_profile_made(path, c.clone(), Some(taught.clone()), frame, Some(made))
+        {
+            eprintln!("yutstation: saving the re-checked profile: {e}");
+            checks.push(check(
+                "profile",
+                false,
+                "not saved: see the station's log".into(),
+            ));
+        }
+    }
+    match Detector::new(c, taught, frame.clone(), classifier) {
         Ok(d) => {
             setup.detector = Some(d);
-            let note: String = note.iter().map(|n| format!("; note: {n}")).collect();
-            reply(
-                true,
-                format!("{message}; the station now judges with it{note}"),
+            let round = if round {
+                " A round mat's tilt is read from taught sticks: teach them again at /calibrate for the best placement near its edge."
+            } else {
+                ""
+            };
+            done(
+                format!("re-checked: the mat is where the camera now sees it, and this picture is the empty mat; the station calls by itself again (if the light changed, teach the sticks again).{round}"),
                 checks,
+                CalibrateStep::Done,
+                None,
             )
         }
-        Err(e) => reply(false, format!("cannot build the detector: {e}"), checks),
+        Err(e) => refuse(format!("cannot build the detector: {e}"), checks),
     }
+}
+
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// The referee called a throw: where the station reads with its own taught

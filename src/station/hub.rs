@@ -27,15 +27,24 @@ pub struct Published {
     pub call_seq: u64,
 }
 
-/// A calibration step (`POST /api/calibrate/{step}`).
+/// A step of the set-up wizard (`POST /api/calibrate/{step}`), in order: the
+/// lens (optional: pictures of the target, then the fit), the empty mat, the
+/// sticks (flat faces, round faces, the marked stick; again for each further
+/// shot), a test throw, save. `recheck` sets a moved camera up again;
+/// `done` is only ever a reply's next step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CalibrateStep {
+    Lens,
+    LensFit,
     Empty,
     Front,
     Back,
     Marked,
+    Throw,
     Save,
+    Recheck,
+    Done,
 }
 
 /// One check of a calibration step (light, focus, mat size, ...).
@@ -46,12 +55,20 @@ pub struct Check {
     pub detail: String,
 }
 
-/// The answer to a calibration step.
+/// The answer to a calibration step. A refused step (`ok` false) changes
+/// nothing: the wizard's earlier steps and the station's profile stay.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CalibrateReply {
     pub ok: bool,
+    /// What was found or what is wrong, in the crew's words.
     pub message: String,
     pub checks: Vec<Check>,
+    /// The step to take next, where the step was done.
+    pub next: Option<CalibrateStep>,
+    /// A picture to show with the answer (the taught sticks outlined, the
+    /// test throw judged), as a `data:` URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
 }
 
 /// What the web server asks of the station.
@@ -64,11 +81,13 @@ pub enum Request {
         command: Command,
         reply: oneshot::Sender<Result<i64, String>>,
     },
-    /// A calibration step; `mat` is the mat spec for [`CalibrateStep::Empty`].
+    /// A calibration step; `mat` is the mat spec for [`CalibrateStep::Empty`],
+    /// with the camera's height above the mat where the crew measured it.
     Calibrate {
         by: String,
         step: CalibrateStep,
         mat: Option<String>,
+        camera_height_cm: Option<f64>,
         reply: oneshot::Sender<CalibrateReply>,
     },
 }
@@ -112,12 +131,15 @@ impl Hub {
         by: &str,
         step: CalibrateStep,
         mat: Option<String>,
+        camera_height_cm: Option<f64>,
     ) -> CalibrateReply {
         let (reply, answer) = oneshot::channel();
         let down = || CalibrateReply {
             ok: false,
             message: "the station is shutting down".into(),
             checks: vec![],
+            next: None,
+            picture: None,
         };
         if self
             .requests
@@ -125,6 +147,7 @@ impl Hub {
                 by: by.to_string(),
                 step,
                 mat,
+                camera_height_cm,
                 reply,
             })
             .await

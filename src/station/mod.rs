@@ -6,7 +6,8 @@
 //! [`board_view`].
 //! Shell: [`clip`] (replay clips), [`hub`] (the seam between the tasks and the web
 //! server), [`insight`] (win chances and stick fairness, off the core thread),
-//! [`mqtt`] (the link to the tournament office), [`server`]
+//! [`mqtt`] (the link to the tournament office), [`sim_crew`] and [`sim_camera`]
+//! (rendered set-up and footage for the demo and tests), [`server`]
 //! (axum: pages, WebSocket, login), [`run`] (the tasks).
 
 pub mod auth;
@@ -22,6 +23,7 @@ pub mod overlay;
 pub mod run;
 pub mod server;
 pub mod sim_camera;
+pub mod sim_crew;
 pub mod view;
 
 pub use command::{Command, CommandError};

@@ -88,6 +88,34 @@ pub fn annotate(
     Ok(out)
 }
 
+/// The frame with a red band across its top saying `text` (the live view
+/// while the camera no longer fits the profile).
+pub fn banner(img: &Mat, text: &str) -> opencv::Result<Mat> {
+    let mut out = img.try_clone()?;
+    let (w, h) = (out.cols(), (out.rows() / 10).max(24));
+    imgproc::rectangle(
+        &mut out,
+        opencv::core::Rect::new(0, 0, w, h),
+        Scalar::new(0.0, 0.0, 200.0, 0.0),
+        -1,
+        imgproc::LINE_8,
+        0,
+    )?;
+    let scale = f64::from(h) / 40.0;
+    imgproc::put_text(
+        &mut out,
+        text,
+        Point::new(h / 3, h * 2 / 3),
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        scale,
+        Scalar::new(255.0, 255.0, 255.0, 0.0),
+        2,
+        imgproc::LINE_AA,
+        false,
+    )?;
+    Ok(out)
+}
+
 /// JPEG bytes of `img`, scaled down to at most `max_width` pixels wide.
 pub fn jpeg(img: &Mat, max_width: i32, quality: i32) -> opencv::Result<Vec<u8>> {
     let scaled;

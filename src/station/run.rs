@@ -84,6 +84,9 @@ pub struct Station {
     capture_ended: Vec<std::sync::mpsc::Receiver<()>>,
     clock: Clock,
     asks: Option<mpsc::Sender<Ask>>,
+    /// Set by the core when the station has been set up: the capture thread
+    /// then locks the camera's controls.
+    lock_controls: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The demo's count of calls against the rendered truth.
@@ -218,7 +221,9 @@ impl Station {
                     eyes::run(setup, frames_rx, asks_rx, seen_tx, live_tx, stop_vision)
                 })?,
         );
+        let lock_controls: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let mut core = Core {
+            lock_controls: lock_controls.clone(),
             journal,
             clock: opts.clock.clone(),
             seq: 0,
@@ -272,6 +277,7 @@ impl Station {
             capture_ended: Vec::new(),
             clock: opts.clock,
             asks: Some(asks_tx),
+            lock_controls,
         })
     }
 
@@ -291,7 +297,9 @@ impl Station {
         let core_tx = self.core_tx.clone();
         let what = source.describe();
         let stopping = self.stopping.clone();
+        let lock = self.lock_controls.clone();
         let _ = core_tx.send(CoreMsg::Seen(Seen::Status("camera ok")));
+        let _ = core_tx.send(CoreMsg::Seen(Seen::Controls(source.controls())));
         eprintln!("yutstation: frames from {what}");
         // Not joined at stop: a device read may block; the thread ends at its next
         // frame (it sees `stopping`) or with the process. `stop` waits a moment
@@ -305,6 +313,10 @@ impl Station {
                 let _ended = &ended_tx;
                 if stopping.load(std::sync::atomic::Ordering::SeqCst) {
                     return;
+                }
+                if lock.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                    let states = source.lock_controls();
+                    let _ = core_tx.send(CoreMsg::Seen(Seen::Controls(states)));
                 }
                 match source.next_frame() {
                     Ok(Some(frame)) => {
@@ -359,6 +371,8 @@ struct Pilot {
 }
 
 struct Core {
+    /// Tells the capture thread to lock the camera's controls.
+    lock_controls: Arc<std::sync::atomic::AtomicBool>,
     journal: Journal,
     clock: Clock,
     seq: u64,
@@ -478,10 +492,17 @@ impl Core {
                 by,
                 step,
                 mat,
+                camera_height_cm,
                 reply,
             } => {
                 eprintln!("yutstation: calibration step {step:?} by {by}");
-                let _ = self.asks.send(Ask::Calibrate { step, mat, reply });
+                let _ = self.asks.send(Ask::Calibrate {
+                    step,
+                    by,
+                    mat,
+                    camera_height_cm,
+                    reply,
+                });
                 false
             }
         }
@@ -532,6 +553,37 @@ impl Core {
             Seen::ProfileChanged { message } => {
                 self.health.vision = "empty".into();
                 eprintln!("yutstation: {message}");
+                // Set up: the camera's exposure, white balance and focus are
+                // kept where they are, so the empty-mat picture stays valid.
+                self.lock_controls
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                true
+            }
+            Seen::Controls(states) => {
+                self.health.controls = states;
+                true
+            }
+            Seen::CameraMoved { at_ms, reason } => {
+                self.health.vision = "stopped: the camera moved".into();
+                self.health.camera_moved = Some(view::CameraMoved {
+                    at_ms,
+                    reason: reason.clone(),
+                });
+                self.health.problem(format!(
+                    "{}: {reason}; automatic calls stopped: enter throws by hand, and re-check at /calibrate",
+                    crate::text::utc_text(at_ms)
+                ));
+                eprintln!(
+                    "yutstation: {reason}; automatic calls stopped until a re-check at /calibrate"
+                );
+                true
+            }
+            Seen::CameraBack { message } => {
+                self.health.vision = "empty".into();
+                self.health.camera_moved = None;
+                eprintln!("yutstation: {message}");
+                self.lock_controls
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
                 true
             }
             Seen::Judged {

@@ -837,6 +837,9 @@ async fn command(
 struct CalibrateBody {
     #[serde(default)]
     mat: Option<String>,
+    /// The camera's height above the mat, cm, as the crew measured it.
+    #[serde(default)]
+    camera_height_cm: Option<f64>,
 }
 
 async fn calibrate(
@@ -846,12 +849,15 @@ async fn calibrate(
     body: Bytes,
 ) -> Result<Response, Refusal> {
     let who = referee(&app, &headers)?;
-    let step: CalibrateStep = serde_json::from_value(json!(step)).map_err(|_| {
-        refuse(
-            StatusCode::NOT_FOUND,
-            format!("no calibration step {step:?} (empty, front, back, marked, save)"),
-        )
-    })?;
+    let step: CalibrateStep = serde_json::from_value(json!(step))
+        .ok()
+        .filter(|s| *s != CalibrateStep::Done)
+        .ok_or_else(|| {
+            refuse(
+                StatusCode::NOT_FOUND,
+                format!("no calibration step {step:?} (lens, lens_fit, empty, front, back, marked, throw, save, recheck)"),
+            )
+        })?;
     let body: CalibrateBody = if body.iter().all(u8::is_ascii_whitespace) {
         CalibrateBody::default()
     } else {
@@ -861,7 +867,20 @@ async fn calibrate(
         mat.parse::<MatSpec>()
             .map_err(|e| refuse(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     }
-    Ok(Json(app.hub.calibrate(&who, step, body.mat).await).into_response())
+    if let Some(h) = body.camera_height_cm {
+        if !(h.is_finite() && (50.0..=1000.0).contains(&h)) {
+            return Err(refuse(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "camera_height_cm: expected the camera's height above the mat in centimetres, 50 to 1000",
+            ));
+        }
+    }
+    Ok(Json(
+        app.hub
+            .calibrate(&who, step, body.mat, body.camera_height_cm)
+            .await,
+    )
+    .into_response())
 }
 
 async fn gostop_score(body: Bytes) -> Result<Response, Refusal> {

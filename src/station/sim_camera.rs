@@ -4,12 +4,14 @@
 //! the calls can be checked; nothing of it reaches the vision.
 
 use super::core::ThrowGate;
+use super::sim_crew::{self, Crew, Shows};
 use crate::capture::{CaptureError, Clock, Frame, FrameSource};
 use opencv::core::{Mat, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 use std::collections::VecDeque;
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use yut_match::Millis;
@@ -56,6 +58,27 @@ pub struct SimCamera {
     on_throw: Option<ThrowHook>,
     /// On a virtual clock, how long an idle frame (no throw in the air) waits.
     idle_wait: Duration,
+    /// The set-up crew: what they show the camera (the match throws only
+    /// while they show [`Shows::Match`]), and the picture of it, rendered once.
+    crew: Option<Arc<Crew>>,
+    crew_picture: Option<(Shows, Mat)>,
+    /// Knock the tripod once this many throws of a game are recorded.
+    bump: Option<Bump>,
+}
+
+/// A bump planned, and when the first frame after it was shown.
+struct Bump {
+    after_throws: u32,
+    shown: Arc<Mutex<Option<Bumped>>>,
+    done: bool,
+}
+
+/// The first frame from the bumped camera: its station time, and when it
+/// left the camera (for measuring how soon the station says so).
+#[derive(Debug, Clone, Copy)]
+pub struct Bumped {
+    pub at_ms: Millis,
+    pub at: Instant,
 }
 
 impl SimCamera {
@@ -90,7 +113,94 @@ impl SimCamera {
             throws: 0,
             on_throw: None,
             idle_wait: Duration::from_millis(2),
+            crew: None,
+            crew_picture: None,
+            bump: None,
         }
+    }
+
+    /// Show what the set-up crew shows (`crew`, changed by whoever plays the
+    /// crew); throws are thrown only while it is [`Shows::Match`].
+    pub fn with_crew(mut self, crew: Arc<Crew>) -> SimCamera {
+        self.crew = Some(crew);
+        self
+    }
+
+    /// Knock the camera aside (turned 3°, moved 12 cm) once `after_throws`
+    /// throws of a game are recorded; `shown` gets the first frame after it.
+    pub fn bump_after(mut self, after_throws: u32, shown: Arc<Mutex<Option<Bumped>>>) -> SimCamera {
+        self.bump = Some(Bump {
+            after_throws,
+            shown,
+            done: false,
+        });
+        self
+    }
+
+    /// The crew's picture for `shows` (rendered once while it stays).
+    fn crew_frame(&mut self, shows: &Shows) -> Result<Mat, CaptureError> {
+        if let Some((s, m)) = &self.crew_picture {
+            if s == shows {
+                return Ok(m.try_clone()?);
+            }
+        }
+        let img = self.render_shows(shows)?;
+        self.crew_picture = Some((shows.clone(), img.try_clone()?));
+        Ok(img)
+    }
+
+    fn render_shows(&self, shows: &Shows) -> Result<Mat, CaptureError> {
+        let look = &self.look;
+        let img = match shows {
+            Shows::Blurred(inner) => {
+                let sharp = self.render_shows(inner)?;
+                let mut blurred = Mat::default();
+                imgproc::gaussian_blur(
+                    &sharp,
+                    &mut blurred,
+                    Size::new(0, 0),
+                    4.0,
+                    0.0,
+                    opencv::core::BORDER_REFLECT,
+                )?;
+                return Ok(blurred);
+            }
+            Shows::Target(n) => {
+                let sheet = sim_crew::target_sheet(yut_vision::lens::Paper::A2)?;
+                let poses = sim_crew::target_poses(&look.camera);
+                let pose = poses[n % poses.len()];
+                yut_sim::render_sheet(look, &sheet, &pose, *n as u64)
+            }
+            Shows::EmptyMat | Shows::Match => yut_sim::render(look, &yut_sim::empty_scene(look)),
+            Shows::Teach { which, shot } => {
+                yut_sim::render(look, &yut_sim::teach_scene_shot(look, which, *shot))
+            }
+            Shows::TeachTouching { which } => {
+                yut_sim::render(look, &yut_sim::teach_scene_touching(look, which))
+            }
+            Shows::Throw(seed) => yut_sim::render(look, &yut_sim::throw_scene(look, *seed, None).0),
+        }
+        .to_bgr_mat()?;
+        Ok(img)
+    }
+
+    /// Knock the camera if it is time: between throws, once the game has
+    /// recorded the throws asked for.
+    fn maybe_bump(&mut self) {
+        let Some(b) = &mut self.bump else { return };
+        if b.done || !self.queue.is_empty() {
+            return;
+        }
+        if self.gate.borrow().throws < b.after_throws {
+            return;
+        }
+        b.done = true;
+        self.look = sim_crew::bumped_look(&self.look);
+        self.half.camera = sim_crew::bumped(&self.half.camera, 3.0, 12.0);
+        self.idle = None;
+        self.still = None;
+        self.crew_picture = None;
+        eprintln!("yutstation: the rendered camera was bumped (turned 3°, moved 12 cm)");
     }
 
     /// Also call `f` when a throw leaves the thrower's hands (to drive a simulated
@@ -150,6 +260,31 @@ impl SimCamera {
 impl FrameSource for SimCamera {
     fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
         let dt = 1000 / FPS;
+        let shows = self.crew.as_ref().map(|c| c.shows());
+        if let Some(shows) = shows.filter(|s| *s != Shows::Match) {
+            if self.clock.is_virtual() {
+                std::thread::sleep(self.idle_wait);
+                self.t_ms = self.t_ms.max(self.clock.now()) + dt;
+                self.clock.advance_to(self.t_ms);
+            } else {
+                if let Some(wait) = self.next_due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                self.next_due = Instant::now() + Duration::from_millis(dt);
+                self.t_ms = self.clock.now();
+            }
+            let image = self.crew_frame(&shows)?;
+            if let Some(crew) = &self.crew {
+                crew.mark_sent(&shows);
+            }
+            return Ok(Some(Frame {
+                image,
+                at_ms: self.t_ms,
+            }));
+        }
+        let was_bumped = self.bump.as_ref().is_some_and(|b| b.done);
+        self.maybe_bump();
+        let bumped_now = !was_bumped && self.bump.as_ref().is_some_and(|b| b.done);
         if self.queue.is_empty() {
             if let Some(g) = self.may_throw() {
                 self.start_throw(g);
@@ -196,6 +331,19 @@ impl FrameSource for SimCamera {
                 full
             }
         };
+        if let Some(crew) = &self.crew {
+            crew.mark_sent(&Shows::Match);
+        }
+        if bumped_now {
+            if let Some(b) = &self.bump {
+                if let Ok(mut shown) = b.shown.lock() {
+                    *shown = Some(Bumped {
+                        at_ms: self.t_ms,
+                        at: Instant::now(),
+                    });
+                }
+            }
+        }
         Ok(Some(Frame {
             image,
             at_ms: self.t_ms,

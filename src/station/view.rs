@@ -20,6 +20,32 @@ pub struct Health {
     /// The link to the tournament office, when the station plays in one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tournament: Option<TournamentLink>,
+    /// Set while the camera no longer sees the mat as the profile says: the
+    /// station makes no automatic call until a re-check at `/calibrate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera_moved: Option<CameraMoved>,
+    /// The live camera's controls (exposure, white balance, focus): whether
+    /// each is locked, left automatic, or missing on this camera.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<ControlState>,
+}
+
+/// When the station noticed the camera moved, and why it thinks so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CameraMoved {
+    pub at_ms: Millis,
+    pub reason: String,
+}
+
+/// One of the camera's controls as `/calibrate` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ControlState {
+    /// `exposure`, `white balance` or `focus`.
+    pub name: String,
+    /// `locked`, `automatic`, or `missing` (the camera has no such control).
+    pub state: String,
+    /// In words, for the crew.
+    pub detail: String,
 }
 
 /// The station's link to the tournament office, for the console
@@ -45,6 +71,8 @@ impl Default for Health {
             journal: "ok".into(),
             problems: vec![],
             tournament: None,
+            camera_moved: None,
+            controls: vec![],
         }
     }
 }

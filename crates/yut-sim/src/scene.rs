@@ -553,6 +553,40 @@ pub fn teach_scene(look: &Look, which: &str) -> Scene {
     }
 }
 
+/// [`teach_scene`] for a further teaching shot: the sticks moved round the
+/// mat's centre by a turn of about a third and each turned anew (shot 0 is
+/// `teach_scene` itself), as a crew moves and turns them to shoot again.
+pub fn teach_scene_shot(look: &Look, which: &str, shot: u64) -> Scene {
+    let mut scene = teach_scene(look, which);
+    if shot == 0 {
+        return scene;
+    }
+    let mut rng = SmallRng::seed_from_u64(look.seed ^ 0x5407 ^ shot.wrapping_mul(0x9e37));
+    let a = 2.1 * shot as f64;
+    let (c, s) = (a.cos(), a.sin());
+    for p in &mut scene.sticks {
+        let [x, y] = p.center;
+        p.center = [x * c - y * s, x * s + y * c];
+        p.yaw = rng.gen_range(0.0..PI);
+    }
+    scene.noise_seed ^= shot;
+    scene
+}
+
+/// [`teach_scene`] with two of the sticks laid touching side by side (a
+/// teaching picture the station must refuse).
+pub fn teach_scene_touching(look: &Look, which: &str) -> Scene {
+    let mut scene = teach_scene(look, which);
+    let (a, b) = (scene.sticks[0], &mut scene.sticks[2]);
+    let w = look.sticks.width;
+    b.yaw = a.yaw;
+    b.center = [
+        a.center[0] - a.yaw.sin() * w * 0.98,
+        a.center[1] + a.yaw.cos() * w * 0.98,
+    ];
+    scene
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

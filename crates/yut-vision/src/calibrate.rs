@@ -3,7 +3,7 @@
 //! the lens term that makes a square's sides straightest (or a circle's outline
 //! most elliptical), then the homography from the corners (or the ellipse).
 
-use crate::geometry::{principal_axis, Homography, Lens, MatMap};
+use crate::geometry::{principal_axis, Homography, Lens, LensModel, MatMap};
 use opencv::core::{Mat, Point, Scalar, Size, Vector, BORDER_DEFAULT};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -146,6 +146,15 @@ impl Calibration {
     /// ([`Calibration::camera`], found once per frame).
     pub fn under_stick(&self, px: [f64; 2], width_cm: f64, camera: Option<[f64; 3]>) -> [f64; 2] {
         self.map.under(px, STICK_MIDDLE_HEIGHT * width_cm, camera)
+    }
+
+    /// How high above the mat the camera stands (cm), where a calibrated
+    /// lens tells its focal length: with the mat's size, the map then fixes
+    /// the height, and a mat entered at the wrong size puts the camera at
+    /// the wrong height by the same share. `None` without a lens model.
+    pub fn camera_height(&self) -> Option<f64> {
+        let f = self.map.lens.model?.fx;
+        self.map.camera_centre_with_focal(f).map(|c| c[2])
     }
 
     /// Image pixels per centimetre at the mat's centre.
@@ -326,6 +335,17 @@ fn err_small(spec: &MatSpec) -> Result<(), CalibrateError> {
 
 /// Calibrate from a BGR picture of the empty mat.
 pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateError> {
+    calibrate_with_lens(empty, spec, None)
+}
+
+/// [`calibrate`] through a lens calibrated on a target (`crate::lens`): the
+/// lens is applied before the outline is fitted, and the outline's own lens
+/// term is not fitted.
+pub fn calibrate_with_lens(
+    empty: &Mat,
+    spec: MatSpec,
+    lens: Option<LensModel>,
+) -> Result<Calibration, CalibrateError> {
     err_small(&spec)?;
     let (w, h) = (empty.cols(), empty.rows());
     let mut grey = Mat::default();
@@ -382,7 +402,10 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     if spread > 4.5 {
         return Err(CalibrateError::Blurred(spread));
     }
-    let lens0 = Lens::none(w as u32, h as u32);
+    let lens0 = match lens {
+        Some(model) => Lens::calibrated(w as u32, h as u32, model),
+        None => Lens::none(w as u32, h as u32),
+    };
     let (map, outline, round) = match spec.shape {
         Shape::Square => {
             let (map, outline) = fit_square(&pts, lens0, spec.size_cm)?;
@@ -395,6 +418,9 @@ pub fn calibrate(empty: &Mat, spec: MatSpec) -> Result<Calibration, CalibrateErr
     };
     if std::env::var("YUT_DBG").is_ok() {
         eprintln!("DBG outline {:?}", outline);
+    }
+    if let Some(side) = outline_leaves_picture(&outline, w, h) {
+        return Err(CalibrateError::NotInView(side));
     }
     if let Some((side, share)) = unsupported_side(empty, &outline)? {
         return Err(CalibrateError::EdgeUnclear(side, share * 100.0));
@@ -716,6 +742,29 @@ fn unsupported_side(
         "bottom"
     };
     Ok(Some((side, share)))
+}
+
+/// The picture's edge the fitted outline crosses, if it does: a mat cut off
+/// by the picture's edge can still leave a blob clear of it (its lit middle,
+/// a strict colour split), and the shape fitted to that blob runs on past the
+/// picture (a round mat seen from too low was taken whole, its outline
+/// guessed beyond the top and the bottom of the picture).
+fn outline_leaves_picture(outline: &[[f64; 2]], w: i32, h: i32) -> Option<&'static str> {
+    let (w, h) = (f64::from(w), f64::from(h));
+    let margin = 1.0;
+    outline.iter().find_map(|p| {
+        if p[0] < margin {
+            Some("left")
+        } else if p[0] > w - 1.0 - margin {
+            Some("right")
+        } else if p[1] < margin {
+            Some("top")
+        } else if p[1] > h - 1.0 - margin {
+            Some("bottom")
+        } else {
+            None
+        }
+    })
 }
 
 /// The outline of the blob holding the image centre (else the biggest).
@@ -1050,7 +1099,12 @@ fn fit_square(
             })
             .sum::<f64>()
     };
-    let k = best_k(cost);
+    // A calibrated lens is already straight: no term to fit.
+    let k = if lens0.model.is_some() {
+        0.0
+    } else {
+        best_k(cost)
+    };
     let lens = Lens { k, ..lens0 };
     let lines: Vec<([f64; 2], [f64; 2])> = sides
         .iter()
@@ -1131,7 +1185,11 @@ fn fit_circle(
             .map(|e| e.1)
             .unwrap_or(f64::MAX)
     };
-    let k_best = best_k(cost);
+    let k_best = if lens0.model.is_some() {
+        0.0
+    } else {
+        best_k(cost)
+    };
     let k = if cost(k_best) < 0.5 * cost(0.0) {
         k_best
     } else {
@@ -1313,6 +1371,20 @@ mod tests {
         assert!(cal(Shape::Square, None).round_maps().is_empty());
         // A profile from before the outline was kept.
         assert!(cal(Shape::Circle, None).round_maps().is_empty());
+    }
+
+    #[test]
+    fn an_outline_past_the_picture_s_edge_says_which_edge() {
+        let inside = [[10.0, 10.0], [600.0, 20.0], [320.0, 470.0]];
+        assert_eq!(outline_leaves_picture(&inside, 640, 480), None);
+        assert_eq!(
+            outline_leaves_picture(&[[10.0, 10.0], [320.0, -40.0]], 640, 480),
+            Some("top")
+        );
+        assert_eq!(
+            outline_leaves_picture(&[[320.0, 479.5]], 640, 480),
+            Some("bottom")
+        );
     }
 
     #[test]

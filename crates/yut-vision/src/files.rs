@@ -7,7 +7,8 @@
 use crate::calibrate::Calibration;
 use crate::classify::Classifier;
 use crate::detector::Detector;
-use crate::profile::{Profile, Taught, PROFILE_VERSION};
+use crate::lens::LensRecord;
+use crate::profile::{Made, Profile, Taught, PROFILE_VERSION};
 use crate::reader::TaughtSticks;
 use opencv::core::{Mat, Vector};
 use opencv::imgcodecs;
@@ -150,15 +151,52 @@ pub fn save_profile(
     sticks: Option<Taught>,
     empty: &Mat,
 ) -> Result<Profile, FileError> {
+    save_profile_made(path, calibration, sticks, empty, None)
+}
+
+/// [`save_profile`], saying when and how it was made.
+pub fn save_profile_made(
+    path: &Path,
+    calibration: Calibration,
+    sticks: Option<Taught>,
+    empty: &Mat,
+    made: Option<Made>,
+) -> Result<Profile, FileError> {
     let mut profile = Profile {
         version: PROFILE_VERSION,
         empty_image: write_picture(&empty_image_path(path), empty)?,
         calibration,
         sticks,
         taught_image: None,
+        made,
     };
     write_profile(path, &mut profile)?;
     Ok(profile)
+}
+
+/// Write a calibrated lens (`yutstation calibrate lens`), atomically.
+pub fn save_lens(path: &Path, lens: &LensRecord) -> Result<(), FileError> {
+    let write = || -> std::io::Result<()> {
+        let tmp = path.with_extension("toml.part");
+        std::fs::write(&tmp, lens.to_toml())?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| FileError::Write {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })
+}
+
+/// Read a calibrated lens.
+pub fn load_lens(path: &Path) -> Result<LensRecord, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FileError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    LensRecord::from_toml(&text).map_err(|detail| FileError::Malformed {
+        path: path.to_path_buf(),
+        detail,
+    })
 }
 
 /// Where the shipped appearance model lies, from the repository root.

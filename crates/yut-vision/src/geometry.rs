@@ -71,12 +71,86 @@ impl Homography {
 }
 
 /// One-term radial lens model about the image centre, in units of the half
-/// diagonal: undistorted = c + (p − c)·(1 + k·r²).
+/// diagonal: undistorted = c + (p − c)·(1 + k·r²); or, where the lens was
+/// calibrated on a target ([`crate::lens`]), that calibration's model
+/// ([`LensModel`]), which then replaces the one term (`k` is 0).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Lens {
     pub center: [f64; 2],
     pub radius: f64,
     pub k: f64,
+    /// The calibrated lens, applied before everything else: "undistorted
+    /// pixels" are then those of the pinhole camera with its focal lengths
+    /// and principal point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<LensModel>,
+}
+
+/// A lens as OpenCV's camera calibration describes it: focal lengths and
+/// principal point (pixels), radial terms k1, k2, k3 and tangential terms
+/// p1, p2 on normalised coordinates (distorted = undistorted·(1 + k1·r² +
+/// k2·r⁴ + k3·r⁶) + tangential). Pure arithmetic; `crate::lens` fits it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LensModel {
+    pub fx: f64,
+    pub fy: f64,
+    pub cx: f64,
+    pub cy: f64,
+    pub k1: f64,
+    pub k2: f64,
+    pub p1: f64,
+    pub p2: f64,
+    pub k3: f64,
+}
+
+impl LensModel {
+    /// Normalised undistorted coordinates → normalised distorted ones.
+    fn distort_normalised(&self, x: f64, y: f64) -> (f64, f64) {
+        let r2 = x * x + y * y;
+        let radial = 1.0 + r2 * (self.k1 + r2 * (self.k2 + r2 * self.k3));
+        (
+            x * radial + 2.0 * self.p1 * x * y + self.p2 * (r2 + 2.0 * x * x),
+            y * radial + self.p1 * (r2 + 2.0 * y * y) + 2.0 * self.p2 * x * y,
+        )
+    }
+
+    /// A distorted pixel → the undistorted pixel of the same ray (Newton's
+    /// method on the distortion: a strong barrel lens, k1 = −0.2, needs it
+    /// where the plain fixed-point iteration crawls in the corners).
+    pub fn undistort(&self, p: [f64; 2]) -> [f64; 2] {
+        let xd = (p[0] - self.cx) / self.fx;
+        let yd = (p[1] - self.cy) / self.fy;
+        let (mut x, mut y) = (xd, yd);
+        for _ in 0..30 {
+            let (u, v) = self.distort_normalised(x, y);
+            let (ex, ey) = (u - xd, v - yd);
+            if ex.abs() < 1e-12 && ey.abs() < 1e-12 {
+                break;
+            }
+            // The Jacobian by central differences: the model is smooth.
+            let h = 1e-7;
+            let (ux1, vx1) = self.distort_normalised(x + h, y);
+            let (ux0, vx0) = self.distort_normalised(x - h, y);
+            let (uy1, vy1) = self.distort_normalised(x, y + h);
+            let (uy0, vy0) = self.distort_normalised(x, y - h);
+            let (a, b) = ((ux1 - ux0) / (2.0 * h), (uy1 - uy0) / (2.0 * h));
+            let (c, d) = ((vx1 - vx0) / (2.0 * h), (vy1 - vy0) / (2.0 * h));
+            let det = a * d - b * c;
+            if det.abs() < 1e-12 {
+                break;
+            }
+            x -= (d * ex - b * ey) / det;
+            y -= (-c * ex + a * ey) / det;
+        }
+        [self.cx + x * self.fx, self.cy + y * self.fy]
+    }
+
+    /// An undistorted pixel → where the lens shows it.
+    pub fn distort(&self, p: [f64; 2]) -> [f64; 2] {
+        let (x, y) =
+            self.distort_normalised((p[0] - self.cx) / self.fx, (p[1] - self.cy) / self.fy);
+        [self.cx + x * self.fx, self.cy + y * self.fy]
+    }
 }
 
 impl Lens {
@@ -85,10 +159,22 @@ impl Lens {
             center: [(width as f64 - 1.0) / 2.0, (height as f64 - 1.0) / 2.0],
             radius: (width as f64).hypot(height as f64) / 2.0,
             k: 0.0,
+            model: None,
+        }
+    }
+
+    /// A picture of `width` × `height` seen through a calibrated lens.
+    pub fn calibrated(width: u32, height: u32, model: LensModel) -> Lens {
+        Lens {
+            model: Some(model),
+            ..Lens::none(width, height)
         }
     }
 
     pub fn undistort(&self, p: [f64; 2]) -> [f64; 2] {
+        if let Some(m) = &self.model {
+            return m.undistort(p);
+        }
         let d = [
             (p[0] - self.center[0]) / self.radius,
             (p[1] - self.center[1]) / self.radius,
@@ -101,6 +187,9 @@ impl Lens {
     }
 
     pub fn distort(&self, p: [f64; 2]) -> [f64; 2] {
+        if let Some(m) = &self.model {
+            return m.distort(p);
+        }
         let u = [
             (p[0] - self.center[0]) / self.radius,
             (p[1] - self.center[1]) / self.radius,
@@ -144,12 +233,27 @@ impl MatMap {
     /// a sixth in it moves a stick's point at the mat's edge by about a
     /// twentieth of a centimetre). `None` where the map is no view from above.
     pub fn camera_centre(&self, default_focal_px: f64) -> Option<[f64; 3]> {
+        self.camera_centre_at(default_focal_px, false)
+    }
+
+    /// [`MatMap::camera_centre`] for a camera whose focal length is known
+    /// (a lens calibrated on a target): the map's perspective is not asked.
+    pub fn camera_centre_with_focal(&self, focal_px: f64) -> Option<[f64; 3]> {
+        self.camera_centre_at(focal_px, true)
+    }
+
+    fn camera_centre_at(&self, default_focal_px: f64, known: bool) -> Option<[f64; 3]> {
         let m = self.h.inverse().0;
-        let [cx, cy] = self.lens.center;
+        // The principal point: the calibrated lens's, else the picture's centre.
+        let [cx, cy] = self.lens.model.map_or(self.lens.center, |l| [l.cx, l.cy]);
         // The columns of the mat → pixel map, the principal point at 0.
         let col = |j: usize| [m[0][j] - cx * m[2][j], m[1][j] - cy * m[2][j], m[2][j]];
         let (h1, h2, h3) = (col(0), col(1), col(2));
-        let f = focal_from_perspective(h1, h2).unwrap_or(default_focal_px);
+        let f = if known {
+            default_focal_px
+        } else {
+            focal_from_perspective(h1, h2).unwrap_or(default_focal_px)
+        };
         let a = |h: [f64; 3]| [h[0] / f, h[1] / f, h[2]];
         let (a1, a2, a3) = (a(h1), a(h2), a(h3));
         let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
@@ -350,5 +454,45 @@ mod tests {
         let p = [600.0, 30.0];
         let q = lens.distort(lens.undistort(p));
         assert!((p[0] - q[0]).abs() < 1e-3 && (p[1] - q[1]).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_calibrated_lens_round_trips_into_the_corners_of_a_strong_barrel() {
+        let model = LensModel {
+            fx: 760.0,
+            fy: 758.0,
+            cx: 641.0,
+            cy: 358.0,
+            k1: -0.2,
+            k2: 0.01,
+            p1: 0.001,
+            p2: -0.0005,
+            k3: 0.0,
+        };
+        let lens = Lens::calibrated(1280, 720, model);
+        for p in [[0.0, 0.0], [1279.0, 719.0], [640.0, 10.0], [5.0, 360.0]] {
+            let q = lens.distort(lens.undistort(p));
+            assert!((p[0] - q[0]).hypot(p[1] - q[1]) < 1e-6, "{p:?} → {q:?}");
+        }
+        // The sim's camera model is this one with k1 alone: the same pixel.
+        let cam =
+            yut_sim::Camera::looking_at([0.0, 0.0], 250.0, 0.0, 0.0, 0.0, 760.0, -0.2, 1280, 720);
+        let plain = LensModel {
+            fx: 760.0,
+            fy: 760.0,
+            cx: cam.cx,
+            cy: cam.cy,
+            k1: -0.2,
+            k2: 0.0,
+            p1: 0.0,
+            p2: 0.0,
+            k3: 0.0,
+        };
+        let seen = cam.project([90.0, -60.0, 0.0]).unwrap();
+        let straight = Camera::looking_at([0.0, 0.0], 250.0, 0.0, 0.0, 0.0, 760.0, 0.0, 1280, 720)
+            .project([90.0, -60.0, 0.0])
+            .unwrap();
+        let back = plain.undistort(seen);
+        assert!((back[0] - straight[0]).hypot(back[1] - straight[1]) < 1e-6);
     }
 }

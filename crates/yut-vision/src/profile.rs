@@ -8,8 +8,24 @@ use crate::features::{ACROSS, N_APPEAR, N_PROFILE, PROFILE, PROFILE_V};
 use serde::{Deserialize, Serialize};
 
 /// Bump when the meaning of a field changes; older files are refused with a
-/// message to re-run calibrate and teach.
-pub const PROFILE_VERSION: u32 = 2;
+/// message to re-run calibrate and teach. Format 3 may carry a calibrated
+/// lens (`geometry::LensModel`) that a reader of format 2 would pass over in
+/// silence; format 2 files are still read (they have none).
+pub const PROFILE_VERSION: u32 = 3;
+/// The oldest format this station reads.
+pub const OLDEST_PROFILE_VERSION: u32 = 2;
+
+/// When and how a profile was made, for `yutstation profile show`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Made {
+    /// When (UTC, as `yutstation journal show` writes times).
+    pub at: String,
+    /// By what: `yutstation calibrate`, the `/calibrate` wizard (and by whom).
+    pub by: String,
+    /// How the lens was found: calibrated on the target (pictures,
+    /// reprojection error), or fitted from the mat's outline.
+    pub lens: String,
+}
 
 /// What teaching learned about one stick set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -257,6 +273,9 @@ pub struct Profile {
     pub taught_image: Option<String>,
     pub calibration: Calibration,
     pub sticks: Option<Taught>,
+    /// When and how it was made; profiles from before it was kept have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made: Option<Made>,
 }
 
 impl Profile {
@@ -275,9 +294,15 @@ impl Profile {
         }
         let v: Version =
             toml::from_str(text).map_err(|e| format!("not a station profile: {}", e.message()))?;
-        if v.version != PROFILE_VERSION {
+        if v.version > PROFILE_VERSION {
             return Err(format!(
-                "profile version {} is not supported (expected {PROFILE_VERSION}): run calibrate and teach again",
+                "profile format {} is newer than this yutstation reads (formats {OLDEST_PROFILE_VERSION} to {PROFILE_VERSION}): update yutstation, or run calibrate and teach again with this one",
+                v.version
+            ));
+        }
+        if v.version < OLDEST_PROFILE_VERSION {
+            return Err(format!(
+                "profile format {} is too old for this yutstation (it reads formats {OLDEST_PROFILE_VERSION} to {PROFILE_VERSION}): run calibrate and teach again",
                 v.version
             ));
         }

@@ -1,0 +1,206 @@
+//! The browser tests' driver: headless Chromium over WebDriver (chromedriver +
+//! fantoccini), screenshots, and waiting on a page. Included by the browser
+//! tests with `#[path]`, so the other tests do not build it.
+#![allow(dead_code)]
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn which(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// chromedriver, killed when dropped.
+pub struct Driver {
+    child: Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+    chromium: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether chromedriver answers its WebDriver status on this port.
+pub fn chromedriver_ready(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let request =
+        format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if s.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    // chromedriver keeps the connection open: read until the answer shows.
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while let Ok(n @ 1..) = s.read(&mut chunk) {
+        reply.extend_from_slice(&chunk[..n]);
+        if String::from_utf8_lossy(&reply).contains("\"ready\":true") {
+            return true;
+        }
+    }
+    false
+}
+
+impl Driver {
+    pub fn start() -> Option<Driver> {
+        let Some(chromium) = which(&["chromium", "chromium-browser", "google-chrome"]) else {
+            eprintln!("SKIP: no chromium on PATH (apt-get install chromium chromium-driver)");
+            return None;
+        };
+        let Some(driver) = which(&["chromedriver"]) else {
+            eprintln!("SKIP: no chromedriver on PATH (apt-get install chromium-driver)");
+            return None;
+        };
+        // A free port is picked by binding port 0 and letting it go, so
+        // another test's server can take it before chromedriver binds it:
+        // that server then answered the wait below, chromedriver had exited,
+        // and the session found nothing listening (CI, once). Wait for
+        // chromedriver's own /status, and start it again on another port if
+        // it has exited.
+        let (child, port) = (0..3)
+            .find_map(|_| {
+                let port = std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port();
+                let mut child = Command::new(&driver)
+                    .arg(format!("--port={port}"))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("chromedriver starts");
+                let deadline = Instant::now() + Duration::from_secs(20);
+                while Instant::now() < deadline {
+                    if child.try_wait().unwrap().is_some() {
+                        return None;
+                    }
+                    if chromedriver_ready(port) {
+                        return Some((child, port));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                None
+            })
+            .expect("chromedriver did not listen");
+        Some(Driver {
+            child,
+            port,
+            _profile: tempfile::tempdir().unwrap(),
+            chromium,
+        })
+    }
+
+    pub async fn client(&self) -> Client {
+        let profile = format!("--user-data-dir={}", self._profile.path().display());
+        let caps = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": self.chromium,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                         "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000", profile],
+            }
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a browser session")
+    }
+}
+
+pub fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub async fn shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+}
+
+/// Wait until `script` (a JS expression) is truthy; its value.
+pub async fn until(c: &Client, what: &str, script: &str) -> Value {
+    until_for(c, what, script, Duration::from_secs(15)).await
+}
+
+/// [`until`], waiting at most `wait`.
+pub async fn until_for(c: &Client, what: &str, script: &str, wait: Duration) -> Value {
+    let deadline = Instant::now() + wait;
+    loop {
+        let v = c
+            .execute(&format!("return ({script});"), vec![])
+            .await
+            .expect("script runs");
+        if !v.is_null() && v != json!(false) && v != json!("") {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let _ = shot(c, &format!("timeout-{}", what.replace(' ', "-"))).await;
+            panic!("timed out waiting for {what}: {script}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+pub async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+}
+
+pub async fn type_into(c: &Client, css: &str, text: &str) {
+    let e = c.find(Locator::Css(css)).await.unwrap();
+    e.clear().await.unwrap();
+    e.send_keys(text).await.unwrap();
+}
+
+pub async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Where the README's screenshots live: made by the browser tests, so they
+/// show the pages as they are.
+pub fn readme_screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A screenshot for the README (`docs/screenshots/NAME.png`).
+pub async fn readme_shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(readme_screenshots().join(format!("{name}.png")), png).unwrap();
+}
