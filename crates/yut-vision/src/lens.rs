@@ -649,22 +649,31 @@ impl LensRecord {
 /// some picture must show a corner of the target.
 const EDGE_BAND: f64 = 0.2;
 
-/// The first edge of the picture that no view reaches (see [`EDGE_BAND`]),
+/// The first edge of the picture that no view reaches (within a fifth of the
+/// picture's width or height of it),
 /// as the crew is told it.
 pub fn uncovered_edge(views: &[TargetView]) -> Option<&'static str> {
     let (w, h) = views
         .first()
         .map_or((1.0, 1.0), |v| (v.width as f32, v.height as f32));
     let band = EDGE_BAND as f32;
-    let near: [(&'static str, Box<dyn Fn(&[f32; 2]) -> bool>); 4] = [
-        ("left edge", Box::new(move |p| p[0] < band * w)),
-        ("right edge", Box::new(move |p| p[0] > (1.0 - band) * w)),
-        ("top edge", Box::new(move |p| p[1] < band * h)),
-        ("bottom edge", Box::new(move |p| p[1] > (1.0 - band) * h)),
-    ];
-    near.into_iter()
-        .find(|(_, f)| !views.iter().flat_map(|v| v.corners.iter()).any(f))
-        .map(|(side, _)| side)
+    // Each edge: whether a corner lies in its band.
+    let near = |side: usize, p: &[f32; 2]| match side {
+        0 => p[0] < band * w,
+        1 => p[0] > (1.0 - band) * w,
+        2 => p[1] < band * h,
+        _ => p[1] > (1.0 - band) * h,
+    };
+    ["left edge", "right edge", "top edge", "bottom edge"]
+        .into_iter()
+        .enumerate()
+        .find(|&(side, _)| {
+            !views
+                .iter()
+                .flat_map(|v| v.corners.iter())
+                .any(|p| near(side, p))
+        })
+        .map(|(_, side)| side)
 }
 
 /// Pictures of the target taken one by one (from a live camera, or the
@@ -785,8 +794,8 @@ pub fn fit_lens(target: &LensTarget, views: &[TargetView]) -> Result<LensFit, Le
         opencv::calib3d::CALIB_FIX_K3,
         criteria,
     )?;
-    let k = |r: i32, c: i32| camera.at_2d::<f64>(r, c).map(|v| *v);
-    let d = |i: i32| -> f64 { dist.at::<f64>(i).map(|v| *v).unwrap_or(0.0) };
+    let k = |r: i32, c: i32| camera.at_2d::<f64>(r, c).copied();
+    let d = |i: i32| -> f64 { dist.at::<f64>(i).copied().unwrap_or(0.0) };
     let model = LensModel {
         fx: k(0, 0)?,
         fy: k(1, 1)?,

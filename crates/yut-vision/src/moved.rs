@@ -5,7 +5,7 @@
 //! stop calling by itself: its map and its empty-mat picture are wrong, and
 //! every call it made would be a guess.
 //!
-//! Pure: the frames arrive reduced ([`settle::Small`]), as the settle tracker
+//! Pure: the frames arrive reduced ([`crate::settle::Small`]), as the settle tracker
 //! has them already.
 
 use crate::calibrate::Calibration;
