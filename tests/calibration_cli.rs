@@ -312,3 +312,26 @@ fn the_set_up_guide_s_pictures_are_rendered_with_what_the_station_says() {
         );
     }
 }
+
+/// The example profile in `calibration/examples/` is one this station reads,
+/// and judges the example throw beside it as the README says: a 도 (one flat
+/// face up, the unmarked stick in the middle), called, not referred.
+#[test]
+fn the_example_profile_judges_the_example_throw() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shown = ok(
+        root,
+        &["profile", "show", "calibration/examples/demo-hall.toml"],
+    );
+    assert!(shown.contains("(format 3)"), "{shown}");
+    let said = ok(
+        root,
+        &[
+            "detect",
+            "--profile",
+            "calibration/examples/demo-hall.toml",
+            "calibration/examples/throw.jpg",
+        ],
+    );
+    assert!(said.contains("throw.jpg: do (best guess do"), "{said}");
+}
