@@ -536,7 +536,8 @@ impl Core {
             }
             Seen::PickedUpBeforeCall { at_ms } => {
                 self.health.problem(format!(
-                    "{at_ms}: the sticks were picked up before the call"
+                    "{}: the sticks were picked up before the call",
+                    crate::text::utc_text(at_ms)
                 ));
                 true
             }

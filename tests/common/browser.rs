@@ -199,8 +199,46 @@ pub fn readme_screenshots() -> PathBuf {
     dir
 }
 
-/// A screenshot for the README (`docs/screenshots/NAME.png`).
+/// A screenshot for the README (`docs/screenshots/NAME.png`), written where
+/// the page looks different from the one kept: a clock or a time on the page
+/// alone does not rewrite it, so a test run leaves the checkout clean unless
+/// a page changed.
 pub async fn readme_shot(c: &Client, name: &str) {
     let png = c.screenshot().await.expect("screenshot");
-    std::fs::write(readme_screenshots().join(format!("{name}.png")), png).unwrap();
+    let path = readme_screenshots().join(format!("{name}.png"));
+    let kept = std::fs::read(&path).unwrap_or_default();
+    if !looks_the_same(&kept, &png) {
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+/// Whether two encoded pictures are the same size and differ in under 1 % of
+/// their pixels (by more than 8 levels in some channel).
+fn looks_the_same(a: &[u8], b: &[u8]) -> bool {
+    use opencv::core::{Mat, Vector};
+    use opencv::prelude::*;
+    let decode = |bytes: &[u8]| {
+        opencv::imgcodecs::imdecode(&Vector::from_slice(bytes), opencv::imgcodecs::IMREAD_COLOR)
+            .ok()
+            .filter(|m| !m.empty())
+    };
+    let (Some(a), Some(b)) = (decode(a), decode(b)) else {
+        return false;
+    };
+    if a.size().ok() != b.size().ok() {
+        return false;
+    }
+    let (mut diff, mut most) = (Mat::default(), Mat::default());
+    let (mut c, mut r) = (Mat::default(), Mat::default());
+    if opencv::core::absdiff(&a, &b, &mut diff).is_err() {
+        return false;
+    }
+    // The largest channel difference of each pixel.
+    let mut channels = Vector::<Mat>::new();
+    opencv::core::split(&diff, &mut channels).unwrap();
+    opencv::core::max(&channels.get(0).unwrap(), &channels.get(1).unwrap(), &mut c).unwrap();
+    opencv::core::max(&c, &channels.get(2).unwrap(), &mut most).unwrap();
+    opencv::imgproc::threshold(&most, &mut r, 8.0, 1.0, opencv::imgproc::THRESH_BINARY).unwrap();
+    let changed = opencv::core::count_non_zero(&r).unwrap() as f64;
+    changed < 0.01 * (a.rows() * a.cols()) as f64
 }
