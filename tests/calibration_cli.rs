@@ -8,9 +8,10 @@ use opencv::core::Vector;
 use opencv::imgcodecs;
 use std::path::Path;
 use std::process::Command;
+use yut_sim::SheetPose;
 use yut_sim::{render, render_sheet, Look, HELD_OUT_LOOK_BASE};
 use yut_vision::lens::Paper;
-use yutstation::station::sim_crew::{target_poses, target_sheet};
+use yutstation::station::sim_crew::target_sheet;
 
 fn run(dir: &Path, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_yutstation"))
@@ -44,6 +45,22 @@ fn refused(dir: &Path, args: &[&str]) -> String {
 
 fn save(path: &Path, img: &opencv::core::Mat) {
     assert!(imgcodecs::imwrite(&path.to_string_lossy(), img, &Vector::new()).unwrap());
+}
+
+/// A picture for the set-up guide: half size, JPEG at quality 85.
+fn save_guide_picture(path: &Path, img: &opencv::core::Mat) {
+    let mut small = opencv::core::Mat::default();
+    opencv::imgproc::resize(
+        img,
+        &mut small,
+        opencv::core::Size::new(640, 360),
+        0.0,
+        0.0,
+        opencv::imgproc::INTER_AREA,
+    )
+    .unwrap();
+    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
+    assert!(imgcodecs::imwrite(&path.to_string_lossy(), &small, &params).unwrap());
 }
 
 /// A held-out look with a square mat, seen through a k1 = −0.2 lens.
@@ -86,7 +103,7 @@ fn a_crew_prints_the_target_calibrates_the_lens_and_the_mat_and_reads_the_profil
     let look = barrel_look();
     let sheet = target_sheet(Paper::A2).unwrap();
     std::fs::create_dir(d.join("target")).unwrap();
-    for (i, pose) in target_poses(&look.camera).iter().enumerate() {
+    for (i, pose) in SheetPose::crew_holds(&look.camera).iter().enumerate() {
         let img = render_sheet(&look, &sheet, pose, i as u64)
             .to_bgr_mat()
             .unwrap();
@@ -262,41 +279,12 @@ fn the_set_up_guide_s_pictures_are_rendered_with_what_the_station_says() {
             Err(e) => format!("refused: {e}"),
         };
         out.push((name, said));
-        let mut small = opencv::core::Mat::default();
-        opencv::imgproc::resize(
-            &img,
-            &mut small,
-            opencv::core::Size::new(640, 360),
-            0.0,
-            0.0,
-            opencv::imgproc::INTER_AREA,
-        )
-        .unwrap();
-        let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
-        assert!(imgcodecs::imwrite(
-            &dir.join(format!("{name}.jpg")).to_string_lossy(),
-            &small,
-            &params
-        )
-        .unwrap());
+        save_guide_picture(&dir.join(format!("{name}.jpg")), &img);
     }
     let sheet = target_sheet(Paper::A3).unwrap();
-    let pose = target_poses(&good.camera)[1];
+    let pose = SheetPose::crew_holds(&good.camera)[1];
     let img = render_sheet(&good, &sheet, &pose, 1).to_bgr_mat().unwrap();
-    let mut small = opencv::core::Mat::default();
-    opencv::imgproc::resize(
-        &img,
-        &mut small,
-        opencv::core::Size::new(640, 360),
-        0.0,
-        0.0,
-        opencv::imgproc::INTER_AREA,
-    )
-    .unwrap();
-    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
-    assert!(
-        imgcodecs::imwrite(&dir.join("target.jpg").to_string_lossy(), &small, &params).unwrap()
-    );
+    save_guide_picture(&dir.join("target.jpg"), &img);
     for (name, said) in &out {
         eprintln!("{name}: {said}");
     }

@@ -223,5 +223,21 @@ const YS = (() => {
     return s ? (lang === "en" ? `${s.korean} (${id})` : s.korean) : id;
   }
 
-  return { closes: [], lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, sourceName, el, mmss, follow, lastCall, clocks, api, board, placeName };
+  /** The "re-check" button after the camera moved (the console's and
+   * /calibrate's): asks the station to find the mat again and says what it
+   * answered in `#recheck-said`. `token()`: the page's login token now. */
+  function wireRecheck(token) {
+    const said = document.getElementById("recheck-said");
+    document.getElementById("recheck").addEventListener("click", async (ev) => {
+      ev.target.disabled = true;
+      try {
+        const r = await api("/api/calibrate/recheck", { method: "POST", token: token(), body: {} });
+        said.textContent = r.message;
+        said.className = r.ok ? "okline" : "error";
+      } catch (e) { said.textContent = e.message; said.className = "error"; }
+      finally { ev.target.disabled = false; }
+    });
+  }
+
+  return { closes: [], lang, t, applyLabels, RESULTS, RESULT_IDS, resultName, sourceName, el, mmss, follow, lastCall, clocks, api, board, placeName, wireRecheck };
 })();

@@ -167,7 +167,7 @@ impl SimCamera {
             }
             Shows::Target(n) => {
                 let sheet = sim_crew::target_sheet(yut_vision::lens::Paper::A2)?;
-                let poses = sim_crew::target_poses(&look.camera);
+                let poses = yut_sim::SheetPose::crew_holds(&look.camera);
                 let pose = poses[n % poses.len()];
                 yut_sim::render_sheet(look, &sheet, &pose, *n as u64)
             }
@@ -257,22 +257,34 @@ impl SimCamera {
     }
 }
 
+impl SimCamera {
+    /// The next frame's time. In real time one frame per 1/FPS; on a virtual
+    /// clock as fast as the station keeps up, but an `idle` frame (nothing
+    /// moving in view) waits a little so the match (the placer, the referee,
+    /// the crew) can act.
+    fn pace(&mut self, idle: bool) {
+        let dt = 1000 / FPS;
+        if self.clock.is_virtual() {
+            if idle {
+                std::thread::sleep(self.idle_wait);
+            }
+            self.t_ms = self.t_ms.max(self.clock.now()) + dt;
+            self.clock.advance_to(self.t_ms);
+        } else {
+            if let Some(wait) = self.next_due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+            self.next_due = Instant::now() + Duration::from_millis(dt);
+            self.t_ms = self.clock.now();
+        }
+    }
+}
+
 impl FrameSource for SimCamera {
     fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
-        let dt = 1000 / FPS;
         let shows = self.crew.as_ref().map(|c| c.shows());
         if let Some(shows) = shows.filter(|s| *s != Shows::Match) {
-            if self.clock.is_virtual() {
-                std::thread::sleep(self.idle_wait);
-                self.t_ms = self.t_ms.max(self.clock.now()) + dt;
-                self.clock.advance_to(self.t_ms);
-            } else {
-                if let Some(wait) = self.next_due.checked_duration_since(Instant::now()) {
-                    std::thread::sleep(wait);
-                }
-                self.next_due = Instant::now() + Duration::from_millis(dt);
-                self.t_ms = self.clock.now();
-            }
+            self.pace(true);
             let image = self.crew_frame(&shows)?;
             if let Some(crew) = &self.crew {
                 crew.mark_sent(&shows);
@@ -290,22 +302,8 @@ impl FrameSource for SimCamera {
                 self.start_throw(g);
             }
         }
-        // Pace: in real time one frame per 1/FPS; on a virtual clock, as fast as
-        // the station keeps up, but idle frames wait a little so the match (the
-        // placer, the referee) can act.
-        if self.clock.is_virtual() {
-            if self.queue.is_empty() {
-                std::thread::sleep(self.idle_wait);
-            }
-            self.t_ms = self.t_ms.max(self.clock.now()) + dt;
-            self.clock.advance_to(self.t_ms);
-        } else {
-            if let Some(wait) = self.next_due.checked_duration_since(Instant::now()) {
-                std::thread::sleep(wait);
-            }
-            self.next_due = Instant::now() + Duration::from_millis(dt);
-            self.t_ms = self.clock.now();
-        }
+        let idle = self.queue.is_empty();
+        self.pace(idle);
         let image = match self.queue.pop_front() {
             Some((FramePhase::Still { .. }, scene)) => {
                 if self.still.is_none() {

@@ -7,13 +7,13 @@
 //! Pure: scenes and poses from a look; `sim_camera` renders them.
 
 use std::sync::Mutex;
-use yut_sim::{Camera, GreyPicture, Look, Sheet, SheetPose};
+use yut_sim::{Camera, GreyPicture, Look, Sheet};
 use yut_vision::lens::{LensTarget, Paper};
 
 /// What the crew shows the camera.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shows {
-    /// The lens target held at the `n`th place ([`target_poses`]).
+    /// The lens target held at the `n`th place ([`yut_sim::SheetPose::crew_holds`]).
     Target(usize),
     /// The empty mat.
     EmptyMat,
@@ -87,33 +87,6 @@ pub fn target_sheet(paper: Paper) -> opencv::Result<Sheet> {
         },
         size_cm: [w / 10.0, h / 10.0],
     })
-}
-
-/// Where the crew holds the target for the lens pictures: 95 cm under the
-/// camera, in the middle, near each corner and each edge of the picture, tilted.
-pub fn target_poses(cam: &Camera) -> Vec<SheetPose> {
-    let (w, h) = (cam.width as f64, cam.height as f64);
-    let spots = [
-        (0.5, 0.5, 0.0, 0.0),
-        (0.2, 0.22, 0.35, -0.3),
-        (0.8, 0.22, -0.3, 0.3),
-        (0.2, 0.78, 0.3, 0.35),
-        (0.8, 0.78, -0.35, -0.3),
-        (0.5, 0.2, 0.4, 0.0),
-        (0.5, 0.8, -0.4, 0.0),
-        (0.16, 0.5, 0.0, 0.4),
-        (0.84, 0.5, 0.0, -0.4),
-        (0.5, 0.5, 0.3, 0.3),
-    ];
-    spots
-        .into_iter()
-        .enumerate()
-        .map(|(i, (u, v, tip, tilt))| {
-            // Nearer a small picture's camera, so the markers stay readable.
-            let distance = 95.0 * (w / 1280.0).max(0.6);
-            SheetPose::facing(cam, [u * w, v * h], distance, 0.15 * i as f64, tip, tilt)
-        })
-        .collect()
 }
 
 /// The camera after a knock on the tripod: turned `degrees` about its own

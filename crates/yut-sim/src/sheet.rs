@@ -74,6 +74,34 @@ fn turn(v: [f64; 3], k: [f64; 3], angle: f64) -> [f64; 3] {
 }
 
 impl SheetPose {
+    /// Where a crew holds a lens target for the lens pictures: about 95 cm
+    /// under the camera (nearer a small picture's camera, so the markers stay
+    /// readable), in the middle, near each corner and each edge of the
+    /// picture, most of them tipped or tilted.
+    pub fn crew_holds(cam: &Camera) -> Vec<SheetPose> {
+        let (w, h) = (cam.width as f64, cam.height as f64);
+        let spots = [
+            (0.5, 0.5, 0.0, 0.0),
+            (0.2, 0.22, 0.35, -0.3),
+            (0.8, 0.22, -0.3, 0.3),
+            (0.2, 0.78, 0.3, 0.35),
+            (0.8, 0.78, -0.35, -0.3),
+            (0.5, 0.2, 0.4, 0.0),
+            (0.5, 0.8, -0.4, 0.0),
+            (0.16, 0.5, 0.0, 0.4),
+            (0.84, 0.5, 0.0, -0.4),
+            (0.5, 0.5, 0.3, 0.3),
+        ];
+        let distance = 95.0 * (w / 1280.0).max(0.6);
+        spots
+            .into_iter()
+            .enumerate()
+            .map(|(i, (u, v, tip, tilt))| {
+                SheetPose::facing(cam, [u * w, v * h], distance, 0.15 * i as f64, tip, tilt)
+            })
+            .collect()
+    }
+
     /// A sheet held facing the camera `distance` cm from it, its centre
     /// showing at `pixel`, turned `spin` radians in its plane, then tipped
     /// `tip` radians about its own across axis and `tilt` about its up axis.

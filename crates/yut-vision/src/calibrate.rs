@@ -576,19 +576,7 @@ fn mat_outline_grab_cut(small: &Mat) -> Result<Option<(Vector<Point>, f64)>, Cal
             }
         })
         .collect();
-    let mut mask = Mat::from_slice(&seeds)?
-        .reshape(1, sh as i32)?
-        .try_clone()?;
-    let (mut bg, mut fg) = (Mat::default(), Mat::default());
-    imgproc::grab_cut(
-        &img,
-        &mut mask,
-        opencv::core::Rect::default(),
-        &mut bg,
-        &mut fg,
-        5,
-        imgproc::GC_INIT_WITH_MASK,
-    )?;
+    let mask = grab_cut_seeded(&img, &seeds, sh, 5)?;
     // A mat's binding (a band of another colour round its edge) is neither
     // the centre's colour nor the floor's, and the first cut leaves it out.
     // The second is seeded with the first: its region surely mat, a band
@@ -613,19 +601,7 @@ fn mat_outline_grab_cut(small: &Mat) -> Result<Option<(Vector<Point>, f64)>, Cal
             }
         })
         .collect();
-    let mut mask = Mat::from_slice(&again)?
-        .reshape(1, sh as i32)?
-        .try_clone()?;
-    let (mut bg, mut fg) = (Mat::default(), Mat::default());
-    imgproc::grab_cut(
-        &img,
-        &mut mask,
-        opencv::core::Rect::default(),
-        &mut bg,
-        &mut fg,
-        3,
-        imgproc::GC_INIT_WITH_MASK,
-    )?;
+    let mask = grab_cut_seeded(&img, &again, sh, 3)?;
     let cut = is_cut(&mask)?.data_bytes()?.to_vec();
     let Some(contour) = centre_blob(&cut, sw, sh)? else {
         return Ok(None);
@@ -635,6 +611,31 @@ fn mat_outline_grab_cut(small: &Mat) -> Result<Option<(Vector<Point>, f64)>, Cal
         r.x > 1 && r.y > 1 && r.x + r.width < sw as i32 - 1 && r.y + r.height < sh as i32 - 1;
     let big = imgproc::contour_area_def(&contour)? >= 0.05 * (sw * sh) as f64;
     Ok((clear && big).then_some((contour, s)))
+}
+
+/// OpenCV's GrabCut of `img` from `seeds` (one `GC_*` label a pixel, rows
+/// of `img`'s width, `rows` of them), run `iterations` times: the labels it
+/// ends with.
+fn grab_cut_seeded(
+    img: &Mat,
+    seeds: &[u8],
+    rows: usize,
+    iterations: i32,
+) -> Result<Mat, CalibrateError> {
+    let mut mask = Mat::from_slice(seeds)?
+        .reshape(1, rows as i32)?
+        .try_clone()?;
+    let (mut bg, mut fg) = (Mat::default(), Mat::default());
+    imgproc::grab_cut(
+        img,
+        &mut mask,
+        opencv::core::Rect::default(),
+        &mut bg,
+        &mut fg,
+        iterations,
+        imgproc::GC_INIT_WITH_MASK,
+    )?;
+    Ok(mask)
 }
 
 /// The pixels a GrabCut mask holds for the foreground, 255, else 0.

@@ -32,27 +32,15 @@ fn sheet_of(target: &LensTarget) -> Sheet {
 /// The pictures a crew takes: the target held an arm's length under the
 /// camera, in the middle, near each corner and each edge, some tilted.
 fn target_pictures(look: &Look, sheet: &Sheet) -> Vec<Mat> {
-    let cam = &look.camera;
-    let (w, h) = (cam.width as f64, cam.height as f64);
-    let mut out = Vec::new();
-    let spots = [
-        (0.5, 0.5, 0.0, 0.0),
-        (0.2, 0.22, 0.35, -0.3),
-        (0.8, 0.22, -0.3, 0.3),
-        (0.2, 0.78, 0.3, 0.35),
-        (0.8, 0.78, -0.35, -0.3),
-        (0.5, 0.2, 0.4, 0.0),
-        (0.5, 0.8, -0.4, 0.0),
-        (0.16, 0.5, 0.0, 0.4),
-        (0.84, 0.5, 0.0, -0.4),
-        (0.5, 0.5, 0.3, 0.3),
-    ];
-    for (i, (u, v, tip, tilt)) in spots.into_iter().enumerate() {
-        let pose = SheetPose::facing(cam, [u * w, v * h], 95.0, 0.15 * i as f64, tip, tilt);
-        let img = render_sheet(look, sheet, &pose, 100 + i as u64);
-        out.push(img.to_bgr_mat().unwrap());
-    }
-    out
+    SheetPose::crew_holds(&look.camera)
+        .iter()
+        .enumerate()
+        .map(|(i, pose)| {
+            render_sheet(look, sheet, pose, 100 + i as u64)
+                .to_bgr_mat()
+                .unwrap()
+        })
+        .collect()
 }
 
 fn recover_lens(look: &Look, target: &LensTarget) -> LensFit {
