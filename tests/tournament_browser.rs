@@ -7,141 +7,24 @@
 //!
 //! Skips (prints why, passes) when chromium or chromedriver is not installed.
 
+#[path = "common/browser.rs"]
+mod browser;
 mod hall;
 
-use fantoccini::{Client, ClientBuilder, Locator};
+use browser::{click, shot, type_into as fill, Driver};
+use fantoccini::Client;
 use hall::{broker, Office, PlayingStation};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use serde_json::Value;
+use std::time::Duration;
 use yutstation::capture::Clock;
 use yutstation::station::eyes::VisionSetup;
 use yutstation::station::mqtt::{LinkConfig, MatLink};
 use yutstation::station::run::{Options, Station};
 
-fn which(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names.iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
-}
-
-struct Driver {
-    child: Child,
-    port: u16,
-    profile: tempfile::TempDir,
-    chromium: PathBuf,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Driver {
-    fn start() -> Option<Driver> {
-        let Some(chromium) = which(&["chromium", "chromium-browser", "google-chrome"]) else {
-            eprintln!("SKIP: no chromium on PATH (apt-get install chromium chromium-driver)");
-            return None;
-        };
-        let Some(driver) = which(&["chromedriver"]) else {
-            eprintln!("SKIP: no chromedriver on PATH (apt-get install chromium-driver)");
-            return None;
-        };
-        for _ in 0..3 {
-            let port = yutstation::office::broker::free_port().unwrap();
-            let mut child = Command::new(&driver)
-                .arg(format!("--port={port}"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("chromedriver starts");
-            let deadline = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    // Give it a moment to answer sessions.
-                    std::thread::sleep(Duration::from_millis(200));
-                    return Some(Driver {
-                        child,
-                        port,
-                        profile: tempfile::tempdir().unwrap(),
-                        chromium,
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("chromedriver did not listen");
-    }
-
-    /// A browser with a profile of its own (two cannot share one).
-    async fn client(&self, name: &str) -> Client {
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": self.chromium,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                         "--disable-background-networking", "--disable-dev-shm-usage",
-                         "--window-size=1400,1000",
-                         format!("--user-data-dir={}", self.profile.path().join(name).display())],
-            }
-        });
-        let Value::Object(caps) = caps else {
-            unreachable!()
-        };
-        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("a browser session")
-    }
-}
-
-async fn shot(c: &Client, name: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    let png = c.screenshot().await.expect("screenshot");
-    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
-}
-
+/// The office's pages answer more slowly than the station's: each wait
+/// here allows 20 s.
 async fn until(c: &Client, what: &str, script: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let v = c
-            .execute(&format!("return ({script});"), vec![])
-            .await
-            .expect("script runs");
-        if !v.is_null() && v != json!(false) && v != json!("") {
-            return v;
-        }
-        if Instant::now() > deadline {
-            shot(c, &format!("timeout-{}", what.replace(' ', "-"))).await;
-            panic!("timed out waiting for {what}: {script}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn fill(c: &Client, css: &str, text: &str) {
-    let e = c.find(Locator::Css(css)).await.unwrap();
-    e.clear().await.unwrap();
-    e.send_keys(text).await.unwrap();
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::until_for(c, what, script, Duration::from_secs(20)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,7 +39,7 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     let mut playing =
         PlayingStation::start(dir.path(), &broker.address(), 1, Duration::from_millis(150));
     let base = format!("http://{}", office.listen);
-    let c = driver.client("console").await;
+    let c = driver.client_named("console").await;
 
     // The console: a wrong PIN is refused, the right one lets the office assign.
     c.goto(&format!("{base}/office")).await.unwrap();
@@ -183,7 +66,7 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
     .await;
 
     // The hall screen: mat 1 live with its board, score and last call.
-    let hall = driver.client("hall").await;
+    let hall = driver.client_named("hall").await;
     hall.goto(&format!("{base}/tournament")).await.unwrap();
     let teams = until(
         &hall,
@@ -238,7 +121,7 @@ async fn the_office_console_and_the_hall_screen_in_a_browser() {
         "document.getElementById('msg').textContent === 'done: assign'",
     )
     .await;
-    let referee = driver.client("referee").await;
+    let referee = driver.client_named("referee").await;
     referee
         .goto(&format!("http://{station_addr}/console"))
         .await

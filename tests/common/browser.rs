@@ -110,7 +110,17 @@ impl Driver {
     }
 
     pub async fn client(&self) -> Client {
-        let profile = format!("--user-data-dir={}", self._profile.path().display());
+        self.client_in(self._profile.path()).await
+    }
+
+    /// Another browser beside the first, with a profile of its own under
+    /// `name` (two browsers cannot share one).
+    pub async fn client_named(&self, name: &str) -> Client {
+        self.client_in(&self._profile.path().join(name)).await
+    }
+
+    async fn client_in(&self, profile: &Path) -> Client {
+        let profile = format!("--user-data-dir={}", profile.display());
         let caps = json!({
             "browserName": "chrome",
             "goog:chromeOptions": {
