@@ -79,6 +79,22 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         "photoreal: calibrated (lens k {:.3}), taught sticks {:.1} × {:.1} cm",
         cal.map.lens.k, taught.length_cm, taught.width_cm
     );
+    if taught.shadows_trimmed {
+        println!("photoreal: the sticks' shadows are left out (coloured shadows)");
+    }
+    if verbose {
+        if let Some(r) = &taught.taught_reader {
+            for (face, examples) in [("front", &r.front), ("back", &r.back)] {
+                for e in examples {
+                    println!(
+                        "  taught {face}: width {:.2}, own look {}",
+                        e.width,
+                        rounded(&e.look, 1)
+                    );
+                }
+            }
+        }
+    }
     let det = Detector::new(cal, taught, empty, classifier)?;
     let truth_text = std::fs::read_to_string(dir.join("truth.jsonl"))?;
     let mut tally = EvalTally::default();
@@ -118,6 +134,7 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
             }
         }
         if verbose && !ok {
+            print_sticks(&det, &frame, &t, &bar)?;
             say(
                 &bar,
                 format!(
@@ -144,5 +161,62 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         dir.display()
     ));
     println!("  sticks found (within 30 px): {found_total}/{faces_total}; faces read right: {faces_right}/{faces_total}");
+    Ok(())
+}
+
+/// `v` with `places` decimals, for people.
+fn rounded(v: &[f32], places: i32) -> String {
+    let k = 10f32.powi(places);
+    format!(
+        "{:?}",
+        v.iter().map(|x| (x * k).round() / k).collect::<Vec<_>>()
+    )
+}
+
+/// `--verbose`: each stick found in a throw not called right, against its
+/// nearest true stick: its fitted width against a stick lying flat there, its
+/// faces as read (and by each reader), and where the taught reader reads,
+/// its place on the axis between the taught faces and its own look.
+fn print_sticks(
+    det: &Detector,
+    frame: &opencv::core::Mat,
+    t: &PhotoTruth,
+    bar: &ProgressBar,
+) -> Result<()> {
+    let (measured, probs) = det.read(frame)?;
+    for (m, p) in measured.iter().zip(&probs) {
+        let [x, y] = m.found.center;
+        let truth = t
+            .sticks
+            .iter()
+            .min_by(|a, b| {
+                let d = |s: &PhotoStick| (s.center_px[0] - x).hypot(s.center_px[1] - y);
+                d(a).total_cmp(&d(b))
+            })
+            .map_or("?", |s| s.face.as_str());
+        let mut line = format!(
+            "    stick at ({x:.0}, {y:.0}), truth {truth}: width {:.2} ({:.1} px at {:.0}°{}), front/back/neither {}",
+            m.width_lying_flat(),
+            m.found.width,
+            m.found.angle_deg(),
+            if m.found.shared { ", shares its blob" } else { "" },
+            rounded(&[p.front as f32, p.back as f32, p.neither as f32], 2),
+        );
+        if let Some([forest, net]) = p.readers {
+            let f = |q: [f64; 3]| rounded(&q.map(|v| v as f32), 2);
+            line += &format!("; forest {}, net {}", f(forest), f(net));
+        }
+        if let Some(q) = p.stick {
+            line += &format!("; stick reader {}", rounded(&q.map(|v| v as f32), 2));
+        }
+        if let Some(r) = &det.taught.taught_reader {
+            let (along, off) = r.place(&m.features);
+            line += &format!(
+                "; taught reader at {along:.2} on the axis, {off:.2} off it, own look {}",
+                rounded(&yut_vision::taught_reader::own(&m.features), 1)
+            );
+        }
+        say(bar, line);
+    }
     Ok(())
 }

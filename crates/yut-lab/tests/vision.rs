@@ -1037,7 +1037,7 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
     // reader also read them well enough there, so teaching would have
     // accepted the station; round 30's does not, a second reason to refuse.)
     let lowered = (6..9).find_map(|bar| {
-        let set = yut_vision::teach_measure(&cal, &empty, &f, &b, &m, bar as f64).ok()?;
+        let set = yut_vision::teach_measure(&cal, &empty, &f, &b, &m, bar as f64, false).ok()?;
         set.learn().ok()?;
         Some(bar)
     });

@@ -33,7 +33,9 @@ impl Detector {
         classifier: Classifier,
     ) -> opencv::Result<Detector> {
         Ok(Detector {
-            reference: Reference::new(&empty)?.with_colour_bar(taught.colour_bar),
+            reference: Reference::new(&empty)?
+                .with_colour_bar(taught.colour_bar)
+                .with_shadows_trimmed(taught.shadows_trimmed)?,
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,

@@ -243,7 +243,13 @@ pub fn measure_placed(
         })
         .collect();
     if sc < 1.0 {
-        refit_split(frame, empty, colour_bar, &mut found, &size_at)?;
+        refit_split(
+            frame,
+            empty,
+            (colour_bar, reference.trimming_shadows()),
+            &mut found,
+            &size_at,
+        )?;
     }
     found.iter_mut().for_each(|s| place(s, size_at(s.center)));
     let camera = cal.camera();
@@ -252,7 +258,8 @@ pub fn measure_placed(
         .enumerate()
         .map(|(i, &s)| {
             let nominal = size_at(s.center);
-            let p = patch(frame, empty, &mask, sc, &s, nominal)?;
+            let shadows = reference.trimming_shadows().then_some(sticks::SHADOW_RATIO);
+            let p = patch(frame, empty, &mask, sc, &s, nominal, shadows)?;
             let f = features(&p, &s, nominal, &others_than(&found, i));
             let (center_cm, corners_cm) = on_mat(cal, &s, size_cm.1, camera);
             Ok(Measured {
@@ -302,11 +309,13 @@ fn without_pieces_beside(
 
 /// Place the sticks split out of each blob again on the full-resolution
 /// foreground around them ([`sticks::refit_full`]). Sticks of one blob share
-/// its area ratio and lie within two stick lengths of one another.
+/// its area ratio and lie within two stick lengths of one another. The
+/// foreground there is made at the station's colour bar, its shadows left out
+/// where it leaves them out.
 fn refit_split(
     frame: &Mat,
     empty: &Mat,
-    colour_bar: f64,
+    (colour_bar, trim_shadows): (f64, bool),
     found: &mut [Found],
     size_at: &dyn Fn([f64; 2]) -> (f64, f64),
 ) -> opencv::Result<()> {
@@ -350,7 +359,9 @@ fn refit_split(
         let crop = bridge(
             &foreground(
                 &to_lab(&frame_crop)?,
-                &Reference::new(&empty_crop)?.with_colour_bar(colour_bar),
+                &Reference::new(&empty_crop)?
+                    .with_colour_bar(colour_bar)
+                    .with_shadows_trimmed(trim_shadows)?,
             )?,
             wd,
         )?;

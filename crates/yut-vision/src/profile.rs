@@ -83,6 +83,12 @@ pub struct Taught {
     /// before it was learned use the usual `sticks::COLOUR_BAR`.
     #[serde(default = "usual_colour_bar")]
     pub colour_bar: f64,
+    /// The station leaves its sticks' shadows out when it looks for them
+    /// (`sticks::SHADOW_RATIO`): teaching found them coloured, widening the
+    /// sticks, and trimmed cleanly (`teach::trims_cleanly`). Profiles taught
+    /// before it was learned keep their shadows.
+    #[serde(default)]
+    pub shadows_trimmed: bool,
     /// How clearly the station told the taught faces apart at teaching: the
     /// worst taught stick's probability of its own face
     /// (`yut_vision::readability`, kept by `yut_vision::check_readable`). Where it is
@@ -348,6 +354,7 @@ mod tests {
             back_area: 1.0,
             reader_reads_mark: true,
             colour_bar: crate::sticks::COLOUR_BAR,
+            shadows_trimmed: false,
             readability: None,
             seen: None,
             taught_reader: None,

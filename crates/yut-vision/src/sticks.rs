@@ -41,7 +41,27 @@ pub struct Reference {
     /// The colour change over which a pixel is no longer the mat
     /// ([`COLOUR_BAR`], or the station's from teaching: [`station_colour_bar`]).
     pub colour_bar: f64,
+    /// The empty picture at the working scale (BGR), kept to leave out
+    /// coloured shadows where the station does ([`Reference::trimming_shadows`]).
+    empty_small: Mat,
+    /// Where a station's shadows are left out: each channel of the empty
+    /// picture times [`SHADOW_RATIO`]; a pixel under it in every channel is a
+    /// shadow, whatever its colour change ([`shadow_like`]).
+    shadow_below: Option<Mat>,
 }
+
+/// How much darker than the empty mat, in every one of its blue, green and red,
+/// a pixel must be to count as a shadow where a station leaves its shadows
+/// out. A shadow under two lights of different colour (a window and a warm
+/// lamp) keeps the lamp's colour: it changes colour as much as a stick does,
+/// and the colour bar takes it in, on one side of each stick, widening it
+/// (photoreal-H: the sticks measured 5.6 cm wide, not 3.2, and sticks lying
+/// along the light, their shadow off one end, were taken as on their edge).
+/// No face is darker in every channel by this much unless it is a dark face,
+/// which teaching sees (`teach::trims_cleanly`): on the other photoreal
+/// looks' teach pictures at most 9 % of a stick's pixels were, against
+/// 10–37 % (its shadow) on photoreal-H's.
+pub const SHADOW_RATIO: f64 = 0.93;
 
 /// How much the empty picture's lightness (or its a and b together) must
 /// change within a pixel for a frame to be compared there with the range
@@ -148,6 +168,13 @@ pub fn work_scale(width: i32) -> f64 {
 
 /// Smooth (or shrink) and convert a BGR frame to Lab at the working scale.
 pub fn to_lab(m: &Mat) -> opencv::Result<Mat> {
+    let mut lab = Mat::default();
+    imgproc::cvt_color_def(&to_small(m)?, &mut lab, imgproc::COLOR_BGR2Lab)?;
+    Ok(lab)
+}
+
+/// A BGR frame smoothed (or shrunk) to the working scale.
+fn to_small(m: &Mat) -> opencv::Result<Mat> {
     let sc = work_scale(m.cols());
     let mut s = Mat::default();
     if sc < 1.0 {
@@ -155,9 +182,31 @@ pub fn to_lab(m: &Mat) -> opencv::Result<Mat> {
     } else {
         imgproc::blur_def(m, &mut s, Size::new(3, 3))?;
     }
-    let mut lab = Mat::default();
-    imgproc::cvt_color_def(&s, &mut lab, imgproc::COLOR_BGR2Lab)?;
-    Ok(lab)
+    Ok(s)
+}
+
+/// Where a frame (`frame_lab`, from [`to_lab`]) is darker than `below` in
+/// each of its blue, green and red: a shadow (255), see [`SHADOW_RATIO`].
+fn shadow_like(frame_lab: &Mat, below: &Mat) -> opencv::Result<Mat> {
+    use opencv::core::{bitwise_and_def, compare, CMP_LT};
+    let mut bgr = Mat::default();
+    imgproc::cvt_color_def(frame_lab, &mut bgr, imgproc::COLOR_Lab2BGR)?;
+    let (mut ours, mut theirs) = (Vector::<Mat>::new(), Vector::<Mat>::new());
+    opencv::core::split(&bgr, &mut ours)?;
+    opencv::core::split(below, &mut theirs)?;
+    let mut all = Mat::default();
+    for k in 0..3 {
+        let mut under = Mat::default();
+        compare(&ours.get(k)?, &theirs.get(k)?, &mut under, CMP_LT)?;
+        all = if all.empty() {
+            under
+        } else {
+            let mut both = Mat::default();
+            bitwise_and_def(&all, &under, &mut both)?;
+            both
+        };
+    }
+    Ok(all)
 }
 
 /// The L, a and b planes of a Lab picture, split in one pass.
@@ -170,7 +219,10 @@ fn planes(lab: &Mat) -> opencv::Result<[Mat; 3]> {
 impl Reference {
     pub fn new(empty: &Mat) -> opencv::Result<Reference> {
         use opencv::core::{absdiff, add_def, compare, CMP_GT};
-        let lab = planes(&to_lab(empty)?)?;
+        let empty_small = to_small(empty)?;
+        let mut empty_lab = Mat::default();
+        imgproc::cvt_color_def(&empty_small, &mut empty_lab, imgproc::COLOR_BGR2Lab)?;
+        let lab = planes(&empty_lab)?;
         let k = imgproc::get_structuring_element_def(imgproc::MORPH_RECT, Size::new(3, 3))?;
         let mut least = Vec::new();
         let mut most = Vec::new();
@@ -242,12 +294,40 @@ impl Reference {
             width,
             height,
             colour_bar: COLOUR_BAR,
+            empty_small,
+            shadow_below: None,
         })
     }
 
     /// The same reference with another colour bar (the station's).
     pub fn with_colour_bar(self, colour_bar: f64) -> Reference {
         Reference { colour_bar, ..self }
+    }
+
+    /// The same reference leaving shadows out (`trim`, as teaching found the
+    /// station's shadows: `Taught::shadows_trimmed`) or not.
+    pub fn with_shadows_trimmed(self, trim: bool) -> opencv::Result<Reference> {
+        let shadow_below = if trim {
+            let mut below = Mat::default();
+            // Through Lab and back, as a frame's pixels are compared.
+            let mut lab = Mat::default();
+            imgproc::cvt_color_def(&self.empty_small, &mut lab, imgproc::COLOR_BGR2Lab)?;
+            let mut bgr = Mat::default();
+            imgproc::cvt_color_def(&lab, &mut bgr, imgproc::COLOR_Lab2BGR)?;
+            bgr.convert_to(&mut below, -1, SHADOW_RATIO, 0.0)?;
+            Some(below)
+        } else {
+            None
+        };
+        Ok(Reference {
+            shadow_below,
+            ..self
+        })
+    }
+
+    /// Whether it leaves shadows out ([`Reference::with_shadows_trimmed`]).
+    pub fn trimming_shadows(&self) -> bool {
+        self.shadow_below.is_some()
     }
 }
 
@@ -365,6 +445,14 @@ fn foreground_at(
     }
     let mut colour = Mat::default();
     compare(&dc, &Scalar::all(colour_bar), &mut colour, CMP_GT)?;
+    if let Some(below) = &reference.shadow_below {
+        // A coloured shadow changes colour, yet is no stick.
+        let mut lit = Mat::default();
+        opencv::core::bitwise_not_def(&shadow_like(frame_lab, below)?, &mut lit)?;
+        let mut kept = Mat::default();
+        opencv::core::bitwise_and_def(&colour, &lit, &mut kept)?;
+        colour = kept;
+    }
     let mut m1 = Mat::default();
     bitwise_or_def(&bright, &dark, &mut m1)?;
     let mut m = Mat::default();
@@ -2171,6 +2259,62 @@ mod tests {
         // pixel round it that the smoothing before differencing spreads).
         let stick = shown(&mat_and_floor(151, true));
         assert!((700..=880).contains(&stick), "{stick}");
+    }
+
+    /// A grey mat lit by a warm lamp and a cool window, with a pale stick
+    /// (60 × 12) and, where `shadow`, its shadow beside it (60 × 8): the mat
+    /// lit by the lamp alone, darker in every channel and warmer. `face`
+    /// paints the stick another colour.
+    fn stick_and_coloured_shadow(shadow: bool, face: Option<Scalar>) -> Mat {
+        let mut m =
+            Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC3, Scalar::all(150.0))
+                .unwrap();
+        if shadow {
+            let at = opencv::core::Rect::new(40, 62, 60, 8);
+            imgproc::rectangle(&mut m, at, Scalar::new(96.0, 120.0, 132.0, 0.0), -1, 8, 0).unwrap();
+        }
+        let at = opencv::core::Rect::new(40, 50, 60, 12);
+        let colour = face.unwrap_or(Scalar::new(200.0, 220.0, 235.0, 0.0));
+        imgproc::rectangle(&mut m, at, colour, -1, 8, 0).unwrap();
+        m
+    }
+
+    #[test]
+    fn a_coloured_shadow_is_left_out_only_where_the_station_trims_shadows() {
+        let empty =
+            Mat::new_rows_cols_with_default(120, 200, opencv::core::CV_8UC3, Scalar::all(150.0))
+                .unwrap();
+        let kept = Reference::new(&empty).unwrap();
+        assert!(!kept.trimming_shadows());
+        let trimmed = Reference::new(&empty)
+            .unwrap()
+            .with_shadows_trimmed(true)
+            .unwrap();
+        assert!(trimmed.trimming_shadows());
+        let shown = |frame: &Mat, r: &Reference| {
+            opencv::core::count_non_zero(&foreground(&to_lab(frame).unwrap(), r).unwrap()).unwrap()
+        };
+        // The shadow changes colour as much as a stick: the usual foreground
+        // takes it in, a third wider than the stick.
+        let (stick, with_shadow) = (
+            stick_and_coloured_shadow(false, None),
+            stick_and_coloured_shadow(true, None),
+        );
+        let alone = shown(&stick, &kept);
+        assert!((700..=900).contains(&alone), "{alone}");
+        assert!(shown(&with_shadow, &kept) > alone + 350);
+        // Trimmed, the stick shows as it does without its shadow.
+        let trimmed_shown = shown(&with_shadow, &trimmed);
+        assert!(
+            trimmed_shown.abs_diff(alone) < 80,
+            "{trimmed_shown} against {alone}"
+        );
+        // A face darker than the mat in every channel goes with the shadows:
+        // why teaching trims only where both faces come through whole
+        // (`teach::trims_cleanly`).
+        let dark = stick_and_coloured_shadow(false, Some(Scalar::new(60.0, 80.0, 110.0, 0.0)));
+        assert!(shown(&dark, &kept) > 700);
+        assert!(shown(&dark, &trimmed) < 100);
     }
 
     /// A near-black picture with a patch a few levels darker still, or a

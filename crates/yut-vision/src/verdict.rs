@@ -1188,15 +1188,18 @@ pub fn judge_with(
         // A stick clearly off the mat makes it 낙 whatever the faces say: only
         // doubts about where the sticks are (or how many) still matter.
         reasons.retain(|r| !matches!(r, Reason::LowConfidence | Reason::MarkUnclear));
-        // And none at all when what lies off the mat is a whole stick and
-        // the four sticks are all there: no face, mark or place of the
-        // others can change 낙.
+        // And none but a stick on the line when what lies off the mat is a
+        // whole stick and the four sticks are all there: no face or mark of
+        // the others can change 낙. A stick on the line still sends the
+        // throw to the referee, with 낙 proposed: the rules make such a throw
+        // ambiguous, whatever else lies off the mat (docs/yut-rules.md, ADR
+        // 0110).
         let off: Vec<bool> = readings
             .iter()
             .map(|r| r.placement == Placement::OffMat)
             .collect();
         if whole_stick_off(&found, &piece, &off) {
-            reasons.clear();
+            reasons.retain(|r| *r == Reason::OnLine);
         }
     } else if conf < th.min_conf && reasons.is_empty() {
         reasons.push(Reason::LowConfidence);
@@ -1634,6 +1637,7 @@ mod tests {
             back_area,
             reader_reads_mark: true,
             colour_bar: crate::sticks::COLOUR_BAR,
+            shadows_trimmed: false,
             readability: None,
             seen: None,
             taught_reader: None,
