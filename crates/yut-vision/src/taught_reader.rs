@@ -25,7 +25,7 @@
 //! Teaching decides whether a station reads with it (`teach::check_readable`).
 //! Pure: features in, probabilities out.
 
-use crate::features::{N_FEATURES, N_OWN, OWN};
+use crate::features::{BAND_WIDTH, N_FEATURES, N_OWN, OWN};
 use crate::measure::Measured;
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +90,14 @@ pub struct TaughtReader {
 pub struct Example {
     pub look: [f32; N_OWN],
     pub width: f32,
+    /// The band it shows across (`features::BAND_WIDTH`, in taught widths);
+    /// 0 where not kept (profiles taught before it was).
+    #[serde(default, skip_serializing_if = "is_unknown")]
+    pub band: f32,
+}
+
+fn is_unknown(band: &f32) -> bool {
+    *band == 0.0
 }
 
 impl Example {
@@ -98,6 +106,7 @@ impl Example {
         Example {
             look: own(&m.features),
             width: m.width_lying_flat(),
+            band: m.features[BAND_WIDTH],
         }
     }
 }
@@ -231,6 +240,25 @@ impl TaughtReader {
         (mean - WIDTH_SLACK.max(3.0 * sd)).max(NARROW)
     }
 
+    /// The least band a stick reading as this face may show and still lie on
+    /// it: the face's examples' mean band less [`WIDTH_SLACK`] (or three of
+    /// their spreads, if more); `None` where no example kept its band.
+    fn least_band(&self, front: bool) -> Option<f32> {
+        let (f, b) = self.examples();
+        let v: Vec<f32> = (if front { f } else { b })
+            .iter()
+            .map(|e| e.band)
+            .filter(|b| *b > 0.0)
+            .collect();
+        if v.is_empty() {
+            return None;
+        }
+        let n = v.len() as f32;
+        let mean = v.iter().sum::<f32>() / n;
+        let sd = (v.iter().map(|b| (b - mean).powi(2)).sum::<f32>() / n).sqrt();
+        Some(mean - WIDTH_SLACK.max(3.0 * sd))
+    }
+
     fn stats(&self) -> Stats {
         let (front, back) = self.examples();
         let (front, back): (Vec<[f32; N_OWN]>, Vec<[f32; N_OWN]>) = (
@@ -305,7 +333,9 @@ impl TaughtReader {
     /// Front, back and neither for a measured stick. The face is a logistic
     /// of its place on the axis, as sharp as the faces' spread along it
     /// allows; "neither" rises near the middle, far off the axis and for a
-    /// stick fitted narrower than a stick lying on that face shows there.
+    /// stick fitted narrower than a stick lying on that face shows there, or
+    /// showing a narrower band across than the taught sticks of that face (a
+    /// stick on its edge, fitted wide with its shadow beside it).
     pub fn read(&self, m: &Measured) -> [f64; 3] {
         self.read_look(&m.features, m.width_lying_flat())
     }
@@ -320,7 +350,10 @@ impl TaughtReader {
         // Narrower than a stick lying on the face it shows: on its edge or
         // leaning (a stick on its edge shows the round face's flank, and
         // reads as that face).
-        let narrow = width < self.least_width(front >= 0.5);
+        let narrow = width < self.least_width(front >= 0.5)
+            || self
+                .least_band(front >= 0.5)
+                .is_some_and(|least| f[BAND_WIDTH] < least);
         let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
@@ -440,6 +473,7 @@ mod tests {
         let ex = |f: &[f32; N_FEATURES]| Example {
             look: own(f),
             width: 1.0,
+            band: 0.0,
         };
         TaughtReader {
             front: front.iter().map(ex).collect(),
@@ -463,6 +497,7 @@ mod tests {
         let example = Example {
             look: own(f),
             width: 1.0,
+            band: 0.0,
         };
         r.learn_example(f, example, front, from.to_string())
     }
@@ -504,6 +539,32 @@ mod tests {
     fn a_stick_fitted_narrow_is_neither() {
         let r = dark_round_set();
         assert!(r.read_look(&stick(30.0, 2.0), 0.6)[2] >= 0.9);
+    }
+
+    #[test]
+    fn a_stick_showing_a_band_narrower_than_its_face_shows_lying_flat_is_neither() {
+        // World test look 1 300 024: round faces that showed a band of 0.97
+        // of a width lying flat; one on its edge, fitted at 0.95 of the
+        // width (its shadow beside it), showed 0.62 and was read round.
+        let mut r = dark_round_set();
+        for e in &mut r.front {
+            e.band = 0.65;
+        }
+        for (e, band) in r.back.iter_mut().zip([0.97, 1.0, 0.95, 0.98]) {
+            e.band = band;
+        }
+        let mut on_edge = stick(-20.0, 1.0);
+        on_edge[BAND_WIDTH] = 0.62;
+        assert!(r.read_look(&on_edge, 0.95)[2] >= 0.9);
+        // Lying flat it shows its face's band, and reads.
+        let mut flat = on_edge;
+        flat[BAND_WIDTH] = 0.96;
+        assert!(r.read_look(&flat, 0.95)[1] > 0.99);
+        // A flat face shows a narrower band than a round one: the bar is the
+        // face's own.
+        let mut front = stick(30.0, 2.0);
+        front[BAND_WIDTH] = 0.62;
+        assert!(r.read_look(&front, 1.0)[0] > 0.99);
     }
 
     #[test]
