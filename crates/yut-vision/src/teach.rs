@@ -331,6 +331,8 @@ pub enum TeachError {
     Unreadable(f64),
     #[error("no teach pictures: give the front, back and marked pictures")]
     NoShots,
+    #[error("a stick of the {0} picture lies outside the mat as it was calibrated: the mat's outline was not found where the mat is; calibrate again from a picture of the empty mat (or give its corners with --corners), then teach again")]
+    OffMat(&'static str),
     #[error("image processing failed: {0}")]
     OpenCv(String),
 }
@@ -388,6 +390,9 @@ pub fn teach(
             .iter()
             .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bar, trim))
             .collect::<Result<Vec<_>, _>>()?;
+        for s in std::iter::once(&set).chain(&more) {
+            sticks_on_mat(s, &cal.mat)?;
+        }
         let mut taught = set.learn()?;
         if let Some(c) = checked_by {
             check_readable(c, &mut taught, &set, &more)?;
@@ -480,6 +485,25 @@ pub fn teach(
         return Ok(usual);
     }
     Ok(at(bar).unwrap_or(usual))
+}
+
+/// Whether every stick of a taught set lies on the mat as calibrated (its
+/// middle inside the mat's edge), as the crew lays them: a calibration that
+/// found the mat's outline elsewhere (a pattern on it, its shadow) puts them
+/// off it, and would call sticks lying on the mat 낙 without a doubt (world
+/// look 1 400 040: a 171 cm mat fitted with a lens of k −0.26, two of its
+/// taught sticks 15–33 cm beyond its edge, 6 silent 낙 in 20 throws).
+pub fn sticks_on_mat(set: &TeachSet, mat: &crate::calibrate::MatSpec) -> Result<(), TeachError> {
+    for (name, sticks) in [
+        ("front", &set.front),
+        ("back", &set.back),
+        ("marked", &set.marked),
+    ] {
+        if sticks.iter().any(|m| m.inside_mat(mat).0 < 0.0) {
+            return Err(TeachError::OffMat(name));
+        }
+    }
+    Ok(())
 }
 
 /// How much narrower the taught sticks must show with their shadows left out
@@ -951,6 +975,22 @@ mod tests {
             colour_bar: sticks::COLOUR_BAR,
             shadows_trimmed: trimmed,
         }
+    }
+
+    #[test]
+    fn a_taught_stick_outside_the_calibrated_mat_refuses_teaching() {
+        let mat: crate::calibrate::MatSpec = "square:171".parse().unwrap();
+        let mut taught = set((20.0, 4.0), 12.0, 12.0, 0.0, false);
+        for (k, m) in taught.front.iter_mut().enumerate() {
+            m.center_cm = [-40.0 + 25.0 * k as f64, 60.0];
+        }
+        assert!(sticks_on_mat(&taught, &mat).is_ok());
+        // World look 1 400 040: the mat's outline fitted where the mat is
+        // not, two taught sticks 15–33 cm beyond its edge.
+        taught.front[2].center_cm = [-28.7, -101.1];
+        let e = sticks_on_mat(&taught, &mat).unwrap_err();
+        assert_eq!(e, TeachError::OffMat("front"));
+        assert!(e.to_string().contains("calibrate again"), "{e}");
     }
 
     #[test]
