@@ -47,8 +47,8 @@ fn save(path: &Path, img: &opencv::core::Mat) {
     assert!(imgcodecs::imwrite(&path.to_string_lossy(), img, &Vector::new()).unwrap());
 }
 
-/// A picture for the set-up guide: half size, JPEG at quality 85.
-fn save_guide_picture(path: &Path, img: &opencv::core::Mat) {
+/// A 1280 × 720 picture at half size (640 × 360).
+fn half_size(img: &opencv::core::Mat) -> opencv::core::Mat {
     let mut small = opencv::core::Mat::default();
     opencv::imgproc::resize(
         img,
@@ -59,8 +59,13 @@ fn save_guide_picture(path: &Path, img: &opencv::core::Mat) {
         opencv::imgproc::INTER_AREA,
     )
     .unwrap();
+    small
+}
+
+/// A picture for the set-up guide: half size, JPEG at quality 85.
+fn save_guide_picture(path: &Path, img: &opencv::core::Mat) {
     let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 85]);
-    assert!(imgcodecs::imwrite(&path.to_string_lossy(), &small, &params).unwrap());
+    assert!(imgcodecs::imwrite(&path.to_string_lossy(), &half_size(img), &params).unwrap());
 }
 
 /// A held-out look with a square mat, seen through a k1 = −0.2 lens.
@@ -190,17 +195,7 @@ fn a_crew_prints_the_target_calibrates_the_lens_and_the_mat_and_reads_the_profil
         "{e}"
     );
     // A lens from another camera mode is refused.
-    let mut small = opencv::core::Mat::default();
-    opencv::imgproc::resize(
-        &empty,
-        &mut small,
-        opencv::core::Size::new(640, 360),
-        0.0,
-        0.0,
-        opencv::imgproc::INTER_AREA,
-    )
-    .unwrap();
-    save(&d.join("small.png"), &small);
+    save(&d.join("small.png"), &half_size(&empty));
     let e = refused(
         d,
         &[

@@ -225,38 +225,17 @@ impl TaughtReader {
         (front, back)
     }
 
-    /// The least width a stick reading as this face may be fitted at and
-    /// still lie on it: the face's examples' mean width less
-    /// [`WIDTH_SLACK`] (or three of their spreads, if more).
-    fn least_width(&self, front: bool) -> f32 {
+    /// The least width a stick reading as this face may be fitted at, and
+    /// the least band across it may show, and still lie on it: the face's
+    /// examples' mean of each less [`WIDTH_SLACK`] (or three of their
+    /// spreads, if more); the width no lower than [`NARROW`] (that, where
+    /// there are no examples), the band `None` where no example kept it.
+    fn least_width_and_band(&self, front: bool) -> (f32, Option<f32>) {
         let (f, b) = self.examples();
         let v = if front { f } else { b };
-        if v.is_empty() {
-            return NARROW;
-        }
-        let n = v.len() as f32;
-        let mean = v.iter().map(|e| e.width).sum::<f32>() / n;
-        let sd = (v.iter().map(|e| (e.width - mean).powi(2)).sum::<f32>() / n).sqrt();
-        (mean - WIDTH_SLACK.max(3.0 * sd)).max(NARROW)
-    }
-
-    /// The least band a stick reading as this face may show and still lie on
-    /// it: the face's examples' mean band less [`WIDTH_SLACK`] (or three of
-    /// their spreads, if more); `None` where no example kept its band.
-    fn least_band(&self, front: bool) -> Option<f32> {
-        let (f, b) = self.examples();
-        let v: Vec<f32> = (if front { f } else { b })
-            .iter()
-            .map(|e| e.band)
-            .filter(|b| *b > 0.0)
-            .collect();
-        if v.is_empty() {
-            return None;
-        }
-        let n = v.len() as f32;
-        let mean = v.iter().sum::<f32>() / n;
-        let sd = (v.iter().map(|b| (b - mean).powi(2)).sum::<f32>() / n).sqrt();
-        Some(mean - WIDTH_SLACK.max(3.0 * sd))
+        let width = lower_bar(v.iter().map(|e| e.width)).map_or(NARROW, |w| w.max(NARROW));
+        let band = lower_bar(v.iter().map(|e| e.band).filter(|b| *b > 0.0));
+        (width, band)
     }
 
     fn stats(&self) -> Stats {
@@ -350,10 +329,8 @@ impl TaughtReader {
         // Narrower than a stick lying on the face it shows: on its edge or
         // leaning (a stick on its edge shows the round face's flank, and
         // reads as that face).
-        let narrow = width < self.least_width(front >= 0.5)
-            || self
-                .least_band(front >= 0.5)
-                .is_some_and(|least| f[BAND_WIDTH] < least);
+        let (least_width, least_band) = self.least_width_and_band(front >= 0.5);
+        let narrow = width < least_width || least_band.is_some_and(|least| f[BAND_WIDTH] < least);
         let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
@@ -447,6 +424,19 @@ pub fn learn_call(
                 .is_some_and(|m| reader.learn_from_call(m, front, from.to_string()).is_ok())
         })
         .count()
+}
+
+/// The mean of `values` less [`WIDTH_SLACK`] or three of their spreads
+/// (standard deviations), whichever is more; `None` where there are none.
+fn lower_bar(values: impl Iterator<Item = f32>) -> Option<f32> {
+    let v: Vec<f32> = values.collect();
+    if v.is_empty() {
+        return None;
+    }
+    let n = v.len() as f32;
+    let mean = v.iter().sum::<f32>() / n;
+    let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt();
+    Some(mean - WIDTH_SLACK.max(3.0 * sd))
 }
 
 /// 0 at or before `from`, 1 at or beyond `to`, smooth between (either order).

@@ -416,8 +416,14 @@ pub fn teach(
         let Some(models) = checked_by else {
             return Ok(kept);
         };
+        // How the models read a set's taught sticks: `check_readable` kept it
+        // where the station reads with them; where it reads with its own
+        // taught reader, it kept that reader's instead.
         let models_read = |t: &Teaching| -> Result<f64, TeachError> {
-            Ok(readability(models, &t.set.learn()?, &t.set)?)
+            match (&t.taught.taught_reader, t.taught.readability) {
+                (None, Some(worst)) => Ok(worst),
+                _ => Ok(readability(models, &t.set.learn()?, &t.set)?),
+            }
         };
         let kept_reads = models_read(&kept)?;
         if kept_reads >= FACES_LOOK_ALIKE {
