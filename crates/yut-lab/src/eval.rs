@@ -72,8 +72,8 @@ pub struct EvalArgs {
     #[arg(long, value_parser = parse_bars, requires = "from_dump")]
     pub(crate) bars: Option<yut_vision::Thresholds>,
     /// With `--from-dump`: also write one CSV row per found stick (its truth,
-    /// fit, readers, doubts, mark and place against the mat edge) to this
-    /// file, for analysis.
+    /// fit, readers, doubts, mark, place against the mat edge, and where a
+    /// station's own taught reader places it) to this file, for analysis.
     #[arg(long, requires = "from_dump")]
     pub(crate) csv: Option<PathBuf>,
     /// With `--from-dump`: read each stick's face probabilities from this CSV

@@ -41,7 +41,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             let mut w = std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
             );
-            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement,width_px")?;
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement,width_px,taught_along,taught_off")?;
             Some(w)
         }
         None => None,
@@ -108,9 +108,15 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                     let rd = p.readers.unwrap_or([[f64::NAN; 3]; 2]);
                     let sr = p.stick.unwrap_or([f64::NAN; 3]);
                     let (inside, corner) = s.inside_mat(&d.calibration.mat);
+                    // Where the station's own taught reader places it (on its
+                    // axis, off it), where it reads with one.
+                    let (along, off) = taught
+                        .taught_reader
+                        .as_ref()
+                        .map_or((f64::NAN, f64::NAN), |own| own.place(&s.features));
                     writeln!(
                         w,
-                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?},{:.1}",
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?},{:.1},{:.3},{:.3}",
                         d.seed,
                         t.truth.case,
                         t.truth.ambiguous,
@@ -147,6 +153,8 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                         near.map_or(f64::NAN, |n| d.calibration.mat.inside_by(n.0.center_cm)),
                         near.map(|n| n.0.placement),
                         s.nominal.1,
+                        along,
+                        off,
                     )?;
                 }
             }
