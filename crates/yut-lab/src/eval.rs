@@ -44,8 +44,9 @@ pub struct EvalArgs {
     pub(crate) photoreal: Option<PathBuf>,
     /// Print every wrong or undecided throw (with `--from-dump`, also each of
     /// its sticks: what held it, its truth against its fit, what each reader
-    /// gave; with `--photoreal`, each of its sticks against its truth: its
-    /// width, what each reader gave).
+    /// gave and where a station's own taught reader places it; with
+    /// `--photoreal`, each of its sticks against its truth: its width, what
+    /// each reader gave).
     #[arg(long)]
     pub(crate) verbose: bool,
     /// Also store every look's measured sticks here (see `--from-dump`).

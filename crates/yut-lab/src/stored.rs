@@ -215,7 +215,11 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                     v.reasons
                 );
                 for (s, (r, p)) in t.sticks.iter().zip(v.sticks.iter().zip(&probs)) {
-                    println!("    {}", stick_detail(&t.truth, s, r, p));
+                    let own = taught.taught_reader.as_ref().map_or(String::new(), |own| {
+                        let (along, off) = own.place(&s.features);
+                        format!(", taught reader at {along:.2} on the axis, {off:.2} off it")
+                    });
+                    println!("    {}{own}", stick_detail(&t.truth, s, r, p));
                 }
             }
             look_probs.push(probs);
