@@ -485,9 +485,10 @@ fn all_lean(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
 /// Why: the stick reader's "neither" is its own say that a stick may be on
 /// its edge, and at a station whose sticks it finds unlike those it learned
 /// from it says so of sticks lying plainly on a face. On a webcam's oblique
-/// view of thin sticks (about 9 px wide) it gave "neither" 0.13–0.5 to round
-/// faces the forest and the net read at 0.85–1.0, and half that station's
-/// clear throws went to the referee. Where all three lean one way, two
+/// view of thin sticks (about 9 px wide) it gave "neither" 0.13–0.81 to round
+/// faces the forest read at 0.82–1.0 and the net at 0.97–1.0, and half that
+/// station's clear throws went to the referee (this reads 4 of those 11
+/// again; the rest it reads "neither" first, or the forest hesitates). Where all three lean one way, two
 /// readers of other kinds are sure and clean of "neither", and the third
 /// sees nothing of the other face, the stick lies on that face. On the
 /// stored world and leave-one-family-out looks (17,480 throws, ADR 0111)
