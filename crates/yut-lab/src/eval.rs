@@ -673,6 +673,16 @@ pub(crate) fn stick_detail(
     )
 }
 
+/// Where a station's own taught reader places a stick, for the `--verbose`
+/// listings: on its axis (−1 round face, +1 flat face) and off it (spreads).
+pub(crate) fn taught_place(
+    own: &yut_vision::taught_reader::TaughtReader,
+    m: &yut_vision::Measured,
+) -> String {
+    let (along, off) = own.place(&m.features);
+    format!("taught reader at {along:.2} on the axis, {off:.2} off it")
+}
+
 /// How near the mat's edge (cm, by the truth) a stick's placement counts in
 /// `eval --from-dump`'s figure for the calibration at the edge.
 pub(crate) const NEAR_EDGE_CM: f64 = 25.0;

@@ -210,9 +210,9 @@ fn print_sticks(
             line += &format!("; stick reader {}", rounded(&q.map(|v| v as f32), 2));
         }
         if let Some(r) = &det.taught.taught_reader {
-            let (along, off) = r.place(&m.features);
             line += &format!(
-                "; taught reader at {along:.2} on the axis, {off:.2} off it, own look {}",
+                "; {}, own look {}",
+                crate::eval::taught_place(r, m),
                 rounded(&yut_vision::taught_reader::own(&m.features), 1)
             );
         }

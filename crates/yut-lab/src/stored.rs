@@ -11,7 +11,9 @@ use yut_vision::calibrate::Shape;
 use yut_vision::classify::{self, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
 use yut_vision::features::N_APPEAR;
 
-use crate::eval::{quantile, sorted, stick_detail, EvalArgs, EvalTally, NEAR_EDGE_CM};
+use crate::eval::{
+    quantile, sorted, stick_detail, taught_place, EvalArgs, EvalTally, NEAR_EDGE_CM,
+};
 use crate::{dump, load_classifier, InputError};
 
 /// `eval --from-dump`: the same figures from stored looks, plus the per-stick
@@ -215,10 +217,10 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                     v.reasons
                 );
                 for (s, (r, p)) in t.sticks.iter().zip(v.sticks.iter().zip(&probs)) {
-                    let own = taught.taught_reader.as_ref().map_or(String::new(), |own| {
-                        let (along, off) = own.place(&s.features);
-                        format!(", taught reader at {along:.2} on the axis, {off:.2} off it")
-                    });
+                    let own = taught
+                        .taught_reader
+                        .as_ref()
+                        .map_or(String::new(), |own| format!(", {}", taught_place(own, s)));
                     println!("    {}{own}", stick_detail(&t.truth, s, r, p));
                 }
             }

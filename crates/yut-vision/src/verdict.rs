@@ -464,12 +464,18 @@ fn all_lean(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
     p.stick.is_none()
         && LEAN_WIDTH.contains(&width)
         && (taught_front >= 0.5) == front
-        && p.readers.is_some_and(|[forest, net]| {
-            forest[k] >= FOREST_LEANS
-                && net[k] >= NET_SURE
-                && forest[2] < NEITHER_MAX
-                && net[2] < NEITHER_MAX
-        })
+        && p.readers
+            .is_some_and(|readers| forest_and_net_lean(readers, k))
+}
+
+/// Whether the forest and the net each lean on their own to face `k` (0 flat,
+/// 1 round): the forest at `FOREST_LEANS`, the net at `NET_SURE`, each giving
+/// "neither" under `NEITHER_MAX` (`all_lean`, `readers_agree`).
+fn forest_and_net_lean([forest, net]: [[f64; 3]; 2], k: usize) -> bool {
+    forest[k] >= FOREST_LEANS
+        && net[k] >= NET_SURE
+        && forest[2] < NEITHER_MAX
+        && net[2] < NEITHER_MAX
 }
 
 /// Whether the three readers read a stick's face alike, each on its own,
@@ -488,24 +494,20 @@ fn all_lean(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
 /// view of thin sticks (about 9 px wide) it gave "neither" 0.13–0.81 to round
 /// faces the forest read at 0.82–1.0 and the net at 0.97–1.0, and half that
 /// station's clear throws went to the referee (this reads 4 of those 11
-/// again; the rest it reads "neither" first, or the forest hesitates). Where all three lean one way, two
-/// readers of other kinds are sure and clean of "neither", and the third
-/// sees nothing of the other face, the stick lies on that face. On the
+/// again; the rest it reads "neither" first, or the forest hesitates).
+/// Where all three lean one way, two readers of other kinds are sure and
+/// clean of "neither", and the third sees nothing of the other face, the
+/// stick lies on that face. On the
 /// stored world and leave-one-family-out looks (17,480 throws, ADR 0111)
 /// this called 185 more clear throws with the same 18 silent errors, and one
 /// ambiguous throw more (a stick on its edge the stick reader gave 0.2 of
 /// "neither", called 개 as its truth is).
 fn readers_agree(p: &FaceProbs) -> bool {
-    let (Some(own), Some([forest, net])) = (p.stick, p.readers) else {
+    let (Some(own), Some(readers)) = (p.stick, p.readers) else {
         return false;
     };
     let k = if own[0] > own[1] { 0 } else { 1 };
-    own[k] > own[2]
-        && own[1 - k] < NEITHER_MAX
-        && forest[k] >= FOREST_LEANS
-        && net[k] >= NET_SURE
-        && forest[2] < NEITHER_MAX
-        && net[2] < NEITHER_MAX
+    own[k] > own[2] && own[1 - k] < NEITHER_MAX && forest_and_net_lean(readers, k)
 }
 
 /// Whether stick `i` of `found` was split out of a blob over another of its
