@@ -482,32 +482,75 @@ fn forest_and_net_lean([forest, net]: [[f64; 3]; 2], k: usize) -> bool {
 /// where the stick reader read: the forest and the net each lean to the face
 /// as a lone stick's readers must (`all_lean`: the forest at
 /// [`FOREST_LEANS`], the net at [`NET_SURE`], each giving "neither" under
-/// [`NEITHER_MAX`]), and the stick reader reads that face first (above its
-/// "neither") and gives the other face under [`NEITHER_MAX`]. The stick's
-/// face then stands without the stick reader's calling bar and its
-/// "neither" (not where it lies across another or under one, nor against
-/// any other guard).
+/// [`NEITHER_MAX`]), the stick reader gives the other face under
+/// [`NEITHER_MAX`], and either
+///
+/// - the stick reader reads that face first (above its "neither"), or
+/// - it puts "neither" first but still gives the face [`NEITHER_MAX`] or
+///   more, and the forest reads the face at [`READER_FACE_CALL`] itself, on a
+///   stick fitted at about the taught width (`LEAN_WIDTH`) that the taught
+///   set (`taught_front`, [`Taught::taught_front`]) reads the same way.
+///
+/// The stick's face then stands without the stick reader's calling bar and
+/// its "neither" (not where it lies across another or under one, nor against
+/// any other guard), and counts at the forest's and the net's certainty
+/// towards the throw's ([`certainty`]).
 ///
 /// Why: the stick reader's "neither" is its own say that a stick may be on
 /// its edge, and at a station whose sticks it finds unlike those it learned
 /// from it says so of sticks lying plainly on a face. On a webcam's oblique
 /// view of thin sticks (about 9 px wide) it gave "neither" 0.13–0.81 to round
 /// faces the forest read at 0.82–1.0 and the net at 0.97–1.0, and half that
-/// station's clear throws went to the referee (this reads 4 of those 11
-/// again; the rest it reads "neither" first, or the forest hesitates).
-/// Where all three lean one way, two readers of other kinds are sure and
-/// clean of "neither", and the third sees nothing of the other face, the
-/// stick lies on that face. On the
+/// station's clear throws went to the referee. Where all three lean one way,
+/// two readers of other kinds are sure and clean of "neither", and the third
+/// sees nothing of the other face, the stick lies on that face. On the
 /// stored world and leave-one-family-out looks (17,480 throws, ADR 0111)
-/// this called 185 more clear throws with the same 18 silent errors, and one
-/// ambiguous throw more (a stick on its edge the stick reader gave 0.2 of
-/// "neither", called 개 as its truth is).
-fn readers_agree(p: &FaceProbs) -> bool {
+/// the first form called 185 more clear throws with the same 18 silent
+/// errors, and one ambiguous throw more (a stick on its edge the stick
+/// reader gave 0.2 of "neither", called 개 as its truth is).
+///
+/// The second form (ADR 0112) asks more where the stick reader doubts more.
+/// Without the forest's full bar it also read a stick standing on its edge,
+/// fitted at full width beside its shadow (world look 1400699, throw 3: the
+/// stick reader 0.42 round and 0.58 "neither", the forest round at 0.88);
+/// without the stick reader's share of the face, one it was sure stood on
+/// its edge ("neither" 1.0: look 1400361, throw 4, a silent 개 for 걸). As
+/// shipped it calls 31 more of the stored clear throws and 2 of 2,000 fresh
+/// world throws, with the same silent errors and the same ambiguous throws
+/// referred.
+fn readers_agree(p: &FaceProbs, taught_front: f64, width: f64) -> bool {
     let (Some(own), Some(readers)) = (p.stick, p.readers) else {
         return false;
     };
     let k = if own[0] > own[1] { 0 } else { 1 };
-    own[k] > own[2] && own[1 - k] < NEITHER_MAX && forest_and_net_lean(readers, k)
+    let face_first = own[k] > own[2];
+    // "Neither" first, the face still given its share: the stick reader's
+    // doubt is outweighed only where the forest is as sure as a face must be
+    // read, the stick is fitted at about the taught width (not its edge's
+    // half) and the taught set leans the same way (ADR 0112).
+    let doubt_outweighed = own[k] >= NEITHER_MAX
+        && readers[0][k] >= READER_FACE_CALL
+        && LEAN_WIDTH.contains(&width)
+        && (taught_front >= 0.5) == (k == 0);
+    (face_first || doubt_outweighed) && own[1 - k] < NEITHER_MAX && forest_and_net_lean(readers, k)
+}
+
+/// How sure a stick's reading is, for the throw's certainty (`MIN_CONF`):
+/// the face's probability, or where the readers agree (`readers_agree`) the
+/// larger of that and the forest's and the net's mean for it. The stick
+/// reader's share of a face it half doubts is no measure of a face two
+/// other readers are sure of: a round face read round at 0.19 by the stick
+/// reader, at 0.97 and 0.99 by the forest and the net, sent a clear throw to
+/// the referee as unsure overall.
+fn certainty(p: &FaceProbs, agree: bool) -> f64 {
+    let best = p.front.max(p.back);
+    match p.readers {
+        Some([forest, net]) if agree => {
+            let k = if p.front > p.back { 0 } else { 1 };
+            best.max((forest[k] + net[k]) / 2.0)
+        }
+        _ => best,
+    }
 }
 
 /// Whether stick `i` of `found` was split out of a blob over another of its
@@ -1004,10 +1047,9 @@ pub fn judge_with(
             th.face_call
         };
         // Only asked of a lone stick the face bar would hold.
-        let all_lean = !s.found.shared
-            && best < face_call
-            && all_lean(p, taught.taught_front(&s.features[..N_APPEAR]), width);
-        let agree = !crossed[i] && readers_agree(p);
+        let taught_front = taught.taught_front(&s.features[..N_APPEAR]);
+        let all_lean = !s.found.shared && best < face_call && all_lean(p, taught_front, width);
+        let agree = !crossed[i] && readers_agree(p, taught_front, width);
         let call = if crossed[i] {
             th.face_call_shared
         } else if all_lean || agree {
@@ -1142,7 +1184,7 @@ pub fn judge_with(
         let c = if placement == Placement::OffMat {
             pconf
         } else {
-            best * pconf
+            certainty(p, agree) * pconf
         };
         conf *= c;
         readings.push(StickReading {
@@ -2005,50 +2047,84 @@ mod tests {
 
     #[test]
     fn three_readers_agreeing_each_on_its_own_read_a_face_the_stick_reader_half_doubts() {
+        // A lone round face at the taught width that the taught set reads
+        // round: what `readers_agree` is asked of below, but where noted.
+        let agree = |forest, net, own| readers_agree(&three_read(forest, net, own), 0.1, 1.0);
         // A thin round face on an oblique webcam's view: the stick reader
         // read it round at 0.72 with "neither" 0.27, the forest round at
         // 0.87 and the net at 0.99.
-        assert!(readers_agree(&three_read(
+        assert!(agree(
             [0.02, 0.87, 0.11],
             [0.0, 0.99, 0.01],
             [0.01, 0.72, 0.27]
-        )));
-        // The stick reader reads "neither" first: a stick on its edge as it
-        // sees one (world look 1400699, throw 3: on its edge, the forest
-        // and the net round at 0.88 and 0.997).
-        assert!(!readers_agree(&three_read(
+        ));
+        // The stick reader puts "neither" first, but gives the face its
+        // share, and the forest is as sure as a face must be read: a round
+        // face of the same view, read round at 0.19 by the stick reader and
+        // at 0.97 and 0.99 by the forest and the net.
+        let half_doubted = ([0.02, 0.97, 0.01], [0.0, 0.99, 0.0], [0.0, 0.19, 0.81]);
+        assert!(agree(half_doubted.0, half_doubted.1, half_doubted.2));
+        // ... and it counts at their certainty towards the throw's.
+        let p = three_read(half_doubted.0, half_doubted.1, half_doubted.2);
+        assert!((certainty(&p, true) - 0.98).abs() < 1e-9);
+        assert!((certainty(&p, false) - p.front.max(p.back)).abs() < 1e-9);
+        // Not fitted at the taught width, or the taught set leaning to the
+        // other face.
+        assert!(!readers_agree(
+            &three_read(half_doubted.0, half_doubted.1, half_doubted.2),
+            0.1,
+            1.16
+        ));
+        assert!(!readers_agree(
+            &three_read(half_doubted.0, half_doubted.1, half_doubted.2),
+            0.7,
+            1.0
+        ));
+        // "Neither" first with the forest under the calling bar: a stick on
+        // its edge, fitted at full width beside its shadow (world look
+        // 1400699, throw 3: the forest and the net round at 0.88 and 0.997).
+        assert!(!agree(
             [0.033, 0.88, 0.087],
             [0.002, 0.9965, 0.0015],
             [0.0007, 0.4234, 0.5759]
-        )));
+        ));
+        // The stick reader all but sure the stick is on its edge (look
+        // 1400361, throw 4: a silent 개 for 걸 had its "neither" counted
+        // for nothing).
+        assert!(!agree(
+            [0.02, 0.96, 0.02],
+            [0.003, 0.994, 0.003],
+            [0.0, 0.0, 1.0]
+        ));
         // The stick reader sees some of the other face.
-        assert!(!readers_agree(&three_read(
+        assert!(!agree(
             [0.02, 0.87, 0.11],
             [0.0, 0.99, 0.01],
             [0.2, 0.6, 0.2]
-        )));
+        ));
         // The forest or the net under its own bar, or giving "neither" its
         // share.
-        assert!(!readers_agree(&three_read(
+        assert!(!agree(
             [0.1, 0.6, 0.3],
             [0.0, 0.99, 0.01],
             [0.01, 0.72, 0.27]
-        )));
-        assert!(!readers_agree(&three_read(
+        ));
+        assert!(!agree(
             [0.02, 0.87, 0.11],
             [0.0, 0.95, 0.05],
             [0.01, 0.72, 0.27]
-        )));
-        assert!(!readers_agree(&three_read(
+        ));
+        assert!(!agree(
             [0.02, 0.8, 0.18],
             [0.0, 0.99, 0.01],
             [0.01, 0.72, 0.27]
-        )));
+        ));
         // Without the stick reader, `all_lean` is the rule.
-        assert!(!readers_agree(&crate::classify::combine(
-            [0.02, 0.87, 0.11],
-            Some([0.0, 0.99, 0.01])
-        )));
+        assert!(!readers_agree(
+            &crate::classify::combine([0.02, 0.87, 0.11], Some([0.0, 0.99, 0.01])),
+            0.1,
+            1.0
+        ));
     }
 
     #[test]
