@@ -43,7 +43,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             let mut w = std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?,
             );
-            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement,width_px,taught_along,taught_off")?;
+            writeln!(w, "look,throw,case,ambiguous,truth_result,called,stick,label,up,dist_px,shared,blob,width,length,band,front,back,neither,f_front,f_back,f_neither,n_front,n_back,n_neither,s_front,s_back,s_neither,face,doubts,marked,mark,mark_covered,reasons,inside,min_corner,t_inside,t_placement,width_px,taught_along,taught_off,edge_witness")?;
             Some(w)
         }
         None => None,
@@ -118,7 +118,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                         .map_or((f64::NAN, f64::NAN), |own| own.place(&s.features));
                     writeln!(
                         w,
-                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?},{:.1},{:.3},{:.3}",
+                        "{},{k},{:?},{},{},{},{i},{},{:.3},{:.1},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:?},{},{},{:.4},{},{},{:.2},{:.2},{:.2},{:?},{:.1},{:.3},{:.3},{:.4}",
                         d.seed,
                         t.truth.case,
                         t.truth.ambiguous,
@@ -157,6 +157,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                         s.nominal.1,
                         along,
                         off,
+                        p.edge_witness.unwrap_or(f64::NAN),
                     )?;
                 }
             }

@@ -1285,6 +1285,49 @@ fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
     }
 }
 
+/// At a station that reads its faces with its own taught reader, a stick on
+/// its edge shows the flank of its round face and the taught reader, which
+/// knows only sticks lying on a face, reads it round. The stick reader, sure it
+/// stands on its edge, holds it (`Doubt::EdgeWitness`): world look 1200065,
+/// throw 10, a 뒷도 with a stick on its edge, was called 모 without it.
+#[test]
+fn the_stick_reader_witnesses_a_stick_on_its_edge_the_taught_reader_reads_as_a_face() {
+    use yut_lab::station::simulated_station;
+    let look = Look::world(1_200_065, 1280, 720);
+    let (mut d, _) = simulated_station(&look, model()).unwrap();
+    assert!(
+        d.taught.taught_reader.is_some(),
+        "a station of its own taught reader"
+    );
+    assert!(
+        d.taught.edge_witness,
+        "the stick reader gave a taught stick lying flat \"neither\""
+    );
+    let (scene, truth) = yut_sim::numbered_throw(&look, 10);
+    assert!(truth.to_refer(), "a stick on its edge: {truth:?}");
+    let img = yut_sim::render(&look, &scene).to_bgr_mat().unwrap();
+    let (sticks, probs) = d.read(&img).unwrap();
+    let v = yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs);
+    assert_eq!(v.result, None, "{v:?}");
+    assert!(
+        v.sticks
+            .iter()
+            .any(|s| s.doubts.contains(&yut_vision::verdict::Doubt::EdgeWitness)),
+        "{v:?}"
+    );
+    // Without the witness's say, the taught reader reads every stick as a face.
+    d.taught.edge_witness = false;
+    let (sticks, probs) = d.read(&img).unwrap();
+    assert!(probs.iter().all(|p| p.edge_witness.is_none()));
+    let v = yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs);
+    assert!(
+        v.sticks
+            .iter()
+            .all(|s| !s.doubts.contains(&yut_vision::verdict::Doubt::EdgeWitness)),
+        "{v:?}"
+    );
+}
+
 /// A wider world's station whose round faces the appearance models cannot read
 /// (look 1200000: its taught sticks read at about nothing by the models) is
 /// taught a reader of its own; its throws are judged without a silent error, the

@@ -42,6 +42,11 @@ pub struct FaceProbs {
     /// The stick reader's certainty that this is the marked stick, its mark
     /// in view (see `reader::StickRead::mark`).
     pub mark: Option<f64>,
+    /// The stick reader's "neither" where the station reads its faces with
+    /// its own taught reader (`Classifier::read`): its say that the stick is
+    /// on its edge or leaning, which it learned whatever the faces looked
+    /// like (`verdict::EDGE_WITNESS`).
+    pub edge_witness: Option<f64>,
 }
 
 impl FaceProbs {
@@ -54,6 +59,7 @@ impl FaceProbs {
             readers: None,
             stick: None,
             mark: None,
+            edge_witness: None,
         }
     }
 }
@@ -149,6 +155,7 @@ pub fn with_stick_reader(appearance: FaceProbs, stick: reader::StickRead) -> Fac
         readers: appearance.readers,
         stick: Some(f),
         mark: Some(stick.mark),
+        edge_witness: None,
     }
 }
 
@@ -287,20 +294,61 @@ impl Classifier {
         looks: Option<&TaughtLooks>,
         sticks: &[Measured],
     ) -> opencv::Result<Vec<FaceProbs>> {
-        // A station that reads with its own taught reader reads with it alone:
-        // the models could not read its taught sticks (`check_readable`).
+        // A station that reads with its own taught reader reads faces with it
+        // alone: the models could not read its taught sticks
+        // (`check_readable`). The stick reader still says which sticks stand
+        // on their edge: it learned them whatever the faces looked like.
         if let Some(own) = &taught.taught_reader {
+            let edge = if taught.edge_witness {
+                self.edge_witness(sticks, looks)?
+            } else {
+                None
+            };
             return Ok(sticks
                 .iter()
-                .map(|s| FaceProbs::single(own.read(s)))
+                .enumerate()
+                .map(|(i, s)| FaceProbs {
+                    edge_witness: edge.as_ref().map(|e| e[i]),
+                    ..FaceProbs::single(own.read(s))
+                })
                 .collect());
         }
         let appearance = sticks
             .iter()
             .map(|s| self.probs(taught, &s.features))
             .collect::<opencv::Result<Vec<_>>>()?;
+        Ok(match self.stick_reads(sticks, looks)? {
+            Some(reads) => appearance
+                .into_iter()
+                .zip(reads)
+                .map(|(a, r)| with_stick_reader(a, r))
+                .collect(),
+            None => appearance,
+        })
+    }
+
+    /// The stick reader's "neither" for each stick, where there is a stick
+    /// reader and the taught sticks' looks: its say that a stick stands on
+    /// its edge or leans (`FaceProbs::edge_witness`).
+    pub fn edge_witness(
+        &self,
+        sticks: &[Measured],
+        looks: Option<&TaughtLooks>,
+    ) -> opencv::Result<Option<Vec<f64>>> {
+        Ok(self
+            .stick_reads(sticks, looks)?
+            .map(|reads| reads.iter().map(|r| r.faces[2]).collect()))
+    }
+
+    /// The stick reader's reading of each stick, where there is a stick
+    /// reader and the taught sticks' looks.
+    fn stick_reads(
+        &self,
+        sticks: &[Measured],
+        looks: Option<&TaughtLooks>,
+    ) -> opencv::Result<Option<Vec<reader::StickRead>>> {
         let (Some(reader), Some(looks)) = (&self.stick, looks) else {
-            return Ok(appearance);
+            return Ok(None);
         };
         let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
         let mut planes = Vec::with_capacity(sticks.len() * reader::INPUT_LEN);
@@ -316,11 +364,7 @@ impl Classifier {
             );
             geo.extend(reader::geo(&s.found, s.nominal));
         }
-        Ok(appearance
-            .into_iter()
-            .zip(reader.read(&planes, &geo)?)
-            .map(|(a, r)| with_stick_reader(a, r))
-            .collect())
+        reader.read(&planes, &geo).map(Some)
     }
 
     /// The forest's and the net's probabilities (front, back, neither) from

@@ -77,6 +77,14 @@ pub struct Taught {
     /// 0052). Profiles taught before this was checked trust it.
     #[serde(default = "trusted")]
     pub reader_reads_mark: bool,
+    /// At a station that reads its faces with its own taught reader: whether
+    /// the stick reader tells its sticks lying on a face from sticks on their
+    /// edge, so that its "neither" may hold a stick (`verdict::EDGE_WITNESS`).
+    /// Checked at teaching: it gave none of the taught sticks, each lying on
+    /// a face, that much (`yut_vision::check_readable`). Profiles taught
+    /// before this was checked go without it.
+    #[serde(default)]
+    pub edge_witness: bool,
     /// The colour change over which a pixel is not the mat at this station
     /// (`sticks::station_colour_bar`, lowered at teaching where the round
     /// faces, or the flat faces, barely differ from the mat). Profiles taught
@@ -353,6 +361,7 @@ mod tests {
             front_area: 1.0,
             back_area: 1.0,
             reader_reads_mark: true,
+            edge_witness: false,
             colour_bar: crate::sticks::COLOUR_BAR,
             shadows_trimmed: false,
             readability: None,

@@ -145,6 +145,7 @@ pub fn check_readable(
         // The models cannot read this set; its own taught reader may.
         return match own_reader(taught, set, more) {
             Some((own, own_worst)) => {
+                taught.edge_witness = witnesses_edges(classifier, taught, set, more)?;
                 taught.taught_reader = Some(own);
                 taught.reader_reads_mark = false;
                 taught.readability = Some(own_worst);
@@ -158,6 +159,28 @@ pub fn check_readable(
     }
     taught.readability = Some(worst);
     Ok(worst)
+}
+
+/// Whether the stick reader may witness sticks on their edge at a station
+/// that reads its faces with its own taught reader: it gives none of the
+/// taught sticks, each lying on a face, "neither" at `EDGE_WITNESS`. Where
+/// it takes this station's sticks lying flat for sticks on their edge (a
+/// dark, glossy round face shaded like a stick's flank), its "neither" would
+/// hold sticks lying plainly on a face in every throw.
+fn witnesses_edges(
+    classifier: &Classifier,
+    taught: &Taught,
+    set: &TeachSet,
+    more: &[TeachSet],
+) -> Result<bool, TeachError> {
+    let looks = taught.seen.as_ref().map(reader::TaughtSticks::looks);
+    let sticks: Vec<Measured> = std::iter::once(set)
+        .chain(more)
+        .flat_map(|s| s.front.iter().chain(&s.back).chain(&s.marked))
+        .cloned()
+        .collect();
+    let witness = classifier.edge_witness(&sticks, looks.as_ref())?;
+    Ok(witness.is_some_and(|w| w.iter().all(|&n| n < crate::verdict::EDGE_WITNESS)))
 }
 
 /// The taught sticks with their faces: the flat faces of the front picture
@@ -259,6 +282,12 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
             "these sticks look like none the station's models learned from: it reads their faces by what the teach pictures showed it; teach more shots (move and turn the sticks, shoot again) to make it surer, and confirm calls at the console: it learns from them"
                 .to_string(),
         );
+        if !taught.edge_witness {
+            notes.push(
+                "the stick reader takes these sticks lying flat for sticks on their edge, so it cannot point out a stick standing on its edge here: the taught reader may read one as a face; the referee should watch for sticks on their edge and correct such a call"
+                    .to_string(),
+            );
+        }
     }
     let width_px = taught.width_cm * cal.px_per_cm_at_centre();
     if width_px < SMALL_STICK_PX {
@@ -894,6 +923,7 @@ pub fn learn(
         front_area,
         back_area,
         reader_reads_mark: true,
+        edge_witness: false,
         colour_bar: sticks::COLOUR_BAR,
         shadows_trimmed: false,
         readability: None,

@@ -100,10 +100,14 @@ pub enum Doubt {
     /// A lone stick the stick reader read, not all but certain, whose face
     /// the forest gives under `FOREST_SAYS` (`forest_doubts`).
     ForestDoubts,
+    /// At a station that reads its faces with its own taught reader, the
+    /// stick reader all but certain (`EDGE_WITNESS`) that the stick stands
+    /// on its edge or leans.
+    EdgeWitness,
 }
 
 impl Doubt {
-    pub const ALL: [Doubt; 10] = [
+    pub const ALL: [Doubt; 11] = [
         Doubt::Neither,
         Doubt::BelowBar,
         Doubt::ShadingFit,
@@ -114,6 +118,7 @@ impl Doubt {
         Doubt::Fragment,
         Doubt::ReadersSplit,
         Doubt::ForestDoubts,
+        Doubt::EdgeWitness,
     ];
 }
 
@@ -191,6 +196,25 @@ const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
 pub const FACE_CALL_SHARED: f64 = 0.9;
 /// A stick is unsure once "neither face" gets this share of the votes.
 pub const NEITHER_MAX: f64 = 0.15;
+/// At a station that reads its faces with its own taught reader, a stick the
+/// stick reader gives "neither" this or more is held as on its edge or
+/// leaning (`Doubt::EdgeWitness`). The taught reader knows only the taught
+/// sticks lying on their faces, and reads a stick on its edge as the face
+/// whose flank it shows; the stick reader learned sticks on their edge from
+/// the generator's hard cases, whatever their faces, and where the models
+/// cannot tell a station's faces apart it still tells those. On the stored
+/// world and leave-one-family-out looks, at the stations that read with the
+/// taught reader (1,621 clear throws), it gave "neither" 0.74 or more to 90 %
+/// of the sticks on their edge, and 0.99 or more to 25 of the 32 the taught
+/// reader read as a face; it gave flat faces none, and round faces under
+/// 0.36 but for the tenth most like an edge (0.87 and more, mostly on
+/// painted-dark sticks). At 0.99 it held every one of the 9 silent errors
+/// there and referred 81 clear throws; at 0.9, 141; at 0.999, 35 and caught
+/// 5 (ADR 0113). Teaching turns the witness off where it gives a taught
+/// stick, lying on a face, this much (`Taught::edge_witness`): some sets'
+/// round faces look like a stick's flank to it (an independent render's
+/// dark lacquered round faces, taught at 0.97–1.0, every one held).
+pub const EDGE_WITNESS: f64 = 0.99;
 /// The certainty at which the stick reader's mark head is trusted at
 /// teaching: it must read the taught marked stick as marked, and the other
 /// flat faces as unmarked, at this or more (`yut_vision::check_readable`).
@@ -1134,6 +1158,7 @@ pub fn judge_with(
         };
         let split = readers_split(p);
         let forest_doubts = !s.found.shared && forest_doubts(p, taught);
+        let edge_witnessed = p.edge_witness.is_some_and(|n| n >= EDGE_WITNESS);
         let doubts: Vec<Doubt> = [
             // Where the three readers agree, the stick reader's "neither"
             // gives way to the forest's and the net's (`readers_agree`).
@@ -1147,6 +1172,7 @@ pub fn judge_with(
             (fragment, Doubt::Fragment),
             (split, Doubt::ReadersSplit),
             (forest_doubts, Doubt::ForestDoubts),
+            (edge_witnessed, Doubt::EdgeWitness),
         ]
         .into_iter()
         .filter_map(|(applies, d)| applies.then_some(d))
@@ -1161,9 +1187,12 @@ pub fn judge_with(
         if face == Face::Unsure && placement != Placement::OffMat {
             reasons.push(if fragment {
                 Reason::StickCount
-            } else if narrow || (neither >= th.neither_max && width < 0.75) {
+            } else if narrow || ((neither >= th.neither_max || edge_witnessed) && width < 0.75) {
                 Reason::OnEdge
-            } else if neither >= th.neither_max || short_pair[i] == Some(PairLie::SideBySide) {
+            } else if neither >= th.neither_max
+                || edge_witnessed
+                || short_pair[i] == Some(PairLie::SideBySide)
+            {
                 Reason::Leaning
             } else if s.found.shared {
                 Reason::Touching
@@ -1722,6 +1751,7 @@ mod tests {
             front_area,
             back_area,
             reader_reads_mark: true,
+            edge_witness: false,
             colour_bar: crate::sticks::COLOUR_BAR,
             shadows_trimmed: false,
             readability: None,
