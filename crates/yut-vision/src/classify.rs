@@ -309,7 +309,10 @@ impl Classifier {
                 .enumerate()
                 .map(|(i, s)| FaceProbs {
                     edge_witness: edge.as_ref().map(|e| e[i]),
-                    ..FaceProbs::single(own.read(s))
+                    ..FaceProbs::single(match &edge {
+                        Some(e) => own.read_witnessed(s, e[i]),
+                        None => own.read(s),
+                    })
                 })
                 .collect());
         }

@@ -20,7 +20,10 @@
 //! - a stick's place on that axis (−1 at the round face, +1 at the flat one)
 //!   gives its face; a place near the middle, far off the axis, or a stick
 //!   fitted narrow gives "neither": a stick on its edge or leaning shows a
-//!   little of both faces, a stick half hidden something else again.
+//!   little of both faces, a stick half hidden something else again. Where
+//!   the stick reader witnesses sticks on their edge (`Taught::edge_witness`)
+//!   and clears a lone stick, the middle does not hold it
+//!   ([`TaughtReader::read_witnessed`]).
 //!
 //! Teaching decides whether a station reads with it (`teach::check_readable`).
 //! Pure: features in, probabilities out.
@@ -50,6 +53,21 @@ pub const FEATURE_REACH: f64 = 2.0;
 /// sticks called 141 more clear throws and made 3 more silent errors (a lone
 /// round face placed at +0.61 on plain look 1400718, throw 8).
 pub const MIDDLE: f64 = 0.5;
+
+/// The middle for a lone stick the stick reader, where it witnesses sticks
+/// on their edge, clears of standing on one
+/// ([`TaughtReader::read_witnessed`]): none but the quarter of the axis over
+/// which "neither" fades (a stick there is read under the face bar anyway).
+/// A stick on its edge is what the middle was there to hold, and most of
+/// those read as the round face at −0.8 to −1.2, not in the middle: the
+/// middle held far more sticks lying on a face (on the stored world and
+/// leave-one-family-out looks, 390 in clear throws referred, against 52 on
+/// their edge). There, 0 called 144 more of the 13,703 clear throws than
+/// [`MIDDLE`] (0.25: 115), and 25 more of 1,578 fresh world ones, with the same
+/// silent errors and ambiguous throws referred; for every stick, lone or
+/// not, 0.25 made two silent errors (flat faces across another stick, placed
+/// on the round side, looks 1400105 and 1400250; ADR 0114).
+pub const CLEARED_MIDDLE: f64 = 0.0;
 
 /// How far off the axis a stick may lie (root mean square over the features,
 /// in spreads) and still be read: farther, it looks like neither face (a stick
@@ -326,6 +344,24 @@ impl TaughtReader {
     /// [`TaughtReader::read`] of a stick's features and its width against a
     /// stick lying flat there (`Measured::width_lying_flat`).
     pub fn read_look(&self, f: &[f32; N_FEATURES], width: f32) -> [f64; 3] {
+        self.read_look_within(f, width, MIDDLE)
+    }
+
+    /// [`TaughtReader::read`] at a station where the stick reader witnesses
+    /// sticks on their edge (`Taught::edge_witness`), `witness` its "neither"
+    /// for this stick. A lone stick it clears of standing on its edge or
+    /// leaning ("neither" under `NEITHER_MAX`) is not held for lying near the
+    /// middle of the axis ([`CLEARED_MIDDLE`]): the middle stands in for a
+    /// witness the taught reader lacks. Beside another stick, part of what the
+    /// taught reader sees is the other: the middle holds it still.
+    pub fn read_witnessed(&self, m: &Measured, witness: f64) -> [f64; 3] {
+        let middle = middle_for(witness, m.found.shared);
+        self.read_look_within(&m.features, m.width_lying_flat(), middle)
+    }
+
+    /// [`TaughtReader::read_look`] with "neither" rising within `middle` of
+    /// the axis's middle.
+    fn read_look_within(&self, f: &[f32; N_FEATURES], width: f32, middle: f64) -> [f64; 3] {
         let (along, off) = self.place(f);
         // Two equal-spread faces at ±1 with spread 1/separation along the
         // axis: the log odds of the flat face are 2·along·separation².
@@ -335,7 +371,7 @@ impl TaughtReader {
         // reads as that face).
         let (least_width, least_band) = self.least_width_and_band(front >= 0.5);
         let narrow = width < least_width || least_band.is_some_and(|least| f[BAND_WIDTH] < least);
-        let middle = smooth_step(MIDDLE + 0.25, MIDDLE, along.abs());
+        let middle = smooth_step(middle + 0.25, middle, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
         [
@@ -343,6 +379,17 @@ impl TaughtReader {
             (1.0 - front) * (1.0 - neither),
             neither,
         ]
+    }
+}
+
+/// The middle of the axis within which "neither" rises for a stick the stick
+/// reader gives `witness` of "neither" at a station where it witnesses sticks
+/// on their edge ([`TaughtReader::read_witnessed`]).
+fn middle_for(witness: f64, shared: bool) -> f64 {
+    if witness < crate::verdict::NEITHER_MAX && !shared {
+        CLEARED_MIDDLE
+    } else {
+        MIDDLE
     }
 }
 
@@ -501,6 +548,28 @@ mod tests {
         let front: Vec<_> = [30.0, 31.0, 29.0, 30.5].map(|l| stick(l, 2.0)).to_vec();
         let back: Vec<_> = [-20.0, -22.0, -19.0, -21.0].map(|l| stick(l, 1.0)).to_vec();
         taught(&front, &back)
+    }
+
+    #[test]
+    fn a_lone_stick_the_edge_witness_clears_is_not_held_for_lying_near_the_middle() {
+        let r = dark_round_set();
+        // A flat face in a dimmer corner: just inside the middle.
+        let dim_flat = stick(17.0, 1.6);
+        let (along, _) = r.place(&dim_flat);
+        assert!(along > 0.25 && along < MIDDLE, "{along}");
+        let [_, _, n] = read(&r, &dim_flat);
+        assert!(n > 0.5, "held: {n}");
+        // The stick reader gives it no "neither": read flat.
+        let [f, _, n] = r.read_look_within(&dim_flat, 1.0, middle_for(0.01, false));
+        assert!(f > 0.99 && n < 0.01, "{f} {n}");
+        // The stick reader doubts, or the stick lies beside another: the
+        // middle holds it.
+        assert_eq!(middle_for(0.5, false), MIDDLE);
+        assert_eq!(middle_for(0.01, true), MIDDLE);
+        // The very middle holds a cleared stick too (and its face is unsure).
+        let between = stick(5.0, 1.5);
+        let [f, b, n] = r.read_look_within(&between, 1.0, middle_for(0.01, false));
+        assert!(n > 0.5 && f.max(b) < 0.5, "{f} {b} {n}");
     }
 
     #[test]
