@@ -1315,8 +1315,16 @@ fn the_stick_reader_witnesses_a_stick_on_its_edge_the_taught_reader_reads_as_a_f
             .any(|s| s.doubts.contains(&yut_vision::verdict::Doubt::EdgeWitness)),
         "{v:?}"
     );
-    // Without the witness's say, the taught reader reads every stick as a face.
+    let edge_note = |taught: &yut_vision::profile::Taught| {
+        yut_vision::teach_notes(1.0, taught, &d.calibration)
+            .iter()
+            .any(|n| n.contains("cannot point out a stick standing on its edge"))
+    };
+    assert!(!edge_note(&d.taught));
+    // Without the witness's say, the taught reader reads every stick as a
+    // face, and teaching says so to the crew.
     d.taught.edge_witness = false;
+    assert!(edge_note(&d.taught));
     let (sticks, probs) = d.read(&img).unwrap();
     assert!(probs.iter().all(|p| p.edge_witness.is_none()));
     let v = yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs);

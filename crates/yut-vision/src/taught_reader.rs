@@ -51,7 +51,9 @@ pub const FEATURE_REACH: f64 = 2.0;
 /// lone stick on its edge reads as the round face, not in the middle: on the
 /// stored world and leave-one-family-out looks, a middle of 0.25 for lone
 /// sticks called 141 more clear throws and made 3 more silent errors (a lone
-/// round face placed at +0.61 on plain look 1400718, throw 8).
+/// round face placed at +0.61 on plain look 1400718, throw 8). A lone stick
+/// the stick reader clears of standing on its edge, where it witnesses
+/// those, gets [`CLEARED_MIDDLE`] instead.
 pub const MIDDLE: f64 = 0.5;
 
 /// The middle for a lone stick the stick reader, where it witnesses sticks

@@ -284,7 +284,7 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
         );
         if !taught.edge_witness {
             notes.push(
-                "the stick reader takes these sticks lying flat for sticks on their edge, so it cannot point out a stick standing on its edge here: the taught reader may read one as a face; the referee should watch for sticks on their edge and correct such a call"
+                "the station cannot point out a stick standing on its edge here (its stick reader takes these sticks lying flat for sticks on their edge, or is not installed): it may read one as the face it leans to; the referee should watch for sticks on their edge and correct such a call"
                     .to_string(),
             );
         }
