@@ -80,8 +80,9 @@ pub struct Taught {
     /// At a station that reads its faces with its own taught reader: whether
     /// the stick reader tells its sticks lying on a face from sticks on their
     /// edge, so that its "neither" may hold a stick (`verdict::EDGE_WITNESS`).
-    /// Checked at teaching: it gave none of the taught sticks, each lying on
-    /// a face, that much (`yut_vision::check_readable`). Profiles taught
+    /// Checked at teaching: in no teach picture did it give half or more of
+    /// the sticks, each lying on a face, that much
+    /// (`yut_vision::check_readable`). Profiles taught
     /// before this was checked go without it.
     #[serde(default)]
     pub edge_witness: bool,

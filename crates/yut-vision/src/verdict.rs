@@ -210,10 +210,11 @@ pub const NEITHER_MAX: f64 = 0.15;
 /// 0.36 but for the tenth most like an edge (0.87 and more, mostly on
 /// painted-dark sticks). At 0.99 it held every one of the 9 silent errors
 /// there and referred 81 clear throws; at 0.9, 141; at 0.999, 35 and caught
-/// 5 (ADR 0113). Teaching turns the witness off where it gives a taught
-/// stick, lying on a face, this much (`Taught::edge_witness`): some sets'
-/// round faces look like a stick's flank to it (an independent render's
-/// dark lacquered round faces, taught at 0.97–1.0, every one held).
+/// 5 (ADR 0113). Teaching turns the witness off where it gives half or more
+/// of the sticks of a teach picture, lying on a face, this much
+/// (`Taught::edge_witness`): some sets' round faces look like a stick's
+/// flank to it (an independent render's dark lacquered round faces, taught
+/// at 0.97–1.0, every one held).
 pub const EDGE_WITNESS: f64 = 0.99;
 /// The certainty at which the stick reader's mark head is trusted at
 /// teaching: it must read the taught marked stick as marked, and the other
