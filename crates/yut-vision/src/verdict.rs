@@ -2111,45 +2111,32 @@ mod tests {
             0.7,
             1.0
         ));
-        // "Neither" first with the forest under the calling bar: a stick on
-        // its edge, fitted at full width beside its shadow (world look
-        // 1400699, throw 3: the forest and the net round at 0.88 and 0.997).
-        assert!(!agree(
-            [0.033, 0.88, 0.087],
-            [0.002, 0.9965, 0.0015],
-            [0.0007, 0.4234, 0.5759]
-        ));
-        // The stick reader all but sure the stick is on its edge (look
-        // 1400361, throw 4: a silent 개 for 걸 had its "neither" counted
-        // for nothing).
-        assert!(!agree(
-            [0.02, 0.96, 0.02],
-            [0.003, 0.994, 0.003],
-            [0.0, 0.0, 1.0]
-        ));
-        // The stick reader sees some of the other face.
-        assert!(!agree(
-            [0.02, 0.87, 0.11],
-            [0.0, 0.99, 0.01],
-            [0.2, 0.6, 0.2]
-        ));
-        // The forest or the net under its own bar, or giving "neither" its
-        // share.
-        assert!(!agree(
-            [0.1, 0.6, 0.3],
-            [0.0, 0.99, 0.01],
-            [0.01, 0.72, 0.27]
-        ));
-        assert!(!agree(
-            [0.02, 0.87, 0.11],
-            [0.0, 0.95, 0.05],
-            [0.01, 0.72, 0.27]
-        ));
-        assert!(!agree(
-            [0.02, 0.8, 0.18],
-            [0.0, 0.99, 0.01],
-            [0.01, 0.72, 0.27]
-        ));
+        // Each as (forest, net, stick reader): none of them agrees.
+        let disagreeing = [
+            // "Neither" first with the forest under the calling bar: a stick
+            // on its edge, fitted at full width beside its shadow (world look
+            // 1400699, throw 3: the forest and the net round at 0.88 and
+            // 0.997).
+            (
+                [0.033, 0.88, 0.087],
+                [0.002, 0.9965, 0.0015],
+                [0.0007, 0.4234, 0.5759],
+            ),
+            // The stick reader all but sure the stick is on its edge (look
+            // 1400361, throw 4: a silent 개 for 걸 had its "neither" counted
+            // for nothing).
+            ([0.02, 0.96, 0.02], [0.003, 0.994, 0.003], [0.0, 0.0, 1.0]),
+            // The stick reader sees some of the other face.
+            ([0.02, 0.87, 0.11], [0.0, 0.99, 0.01], [0.2, 0.6, 0.2]),
+            // The forest or the net under its own bar, or giving "neither"
+            // its share.
+            ([0.1, 0.6, 0.3], [0.0, 0.99, 0.01], [0.01, 0.72, 0.27]),
+            ([0.02, 0.87, 0.11], [0.0, 0.95, 0.05], [0.01, 0.72, 0.27]),
+            ([0.02, 0.8, 0.18], [0.0, 0.99, 0.01], [0.01, 0.72, 0.27]),
+        ];
+        for (forest, net, own) in disagreeing {
+            assert!(!agree(forest, net, own), "{forest:?} {net:?} {own:?}");
+        }
         // Without the stick reader, `all_lean` is the rule.
         assert!(!readers_agree(
             &crate::classify::combine([0.02, 0.87, 0.11], Some([0.0, 0.99, 0.01])),
