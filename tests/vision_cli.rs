@@ -373,3 +373,47 @@ fn calibrate_refuses_a_mat_size_that_is_no_size() {
         );
     }
 }
+
+/// `simulate --world` writes the wider world's look that a figure of `eval
+/// --world` names, not the training world's look of the same seed, so an
+/// engineer can see what the station saw.
+#[test]
+fn simulate_writes_the_world_look_eval_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let seed = 1_400_349u64;
+    let world = yut_sim::Look::world(seed, 320, 200);
+    let seed_arg = seed.to_string();
+    let common = [
+        "--look", &seed_arg, "--throws", "1", "--width", "320", "--height", "200",
+    ];
+    for (out, world_flag) in [("world", true), ("training", false)] {
+        let mut args = vec!["simulate"];
+        args.extend(common);
+        args.extend(["--out", out]);
+        if world_flag {
+            args.push("--world");
+        }
+        let (said, _) = yutstation_in(here, &args);
+        assert!(said.contains(&seed_arg), "{said}");
+    }
+    let (said, _) = yutstation_in(
+        here,
+        &[
+            "simulate", "--world", "--look", &seed_arg, "--throws", "0", "--width", "320",
+            "--height", "200", "--out", "again",
+        ],
+    );
+    assert!(said.contains(&world.mat_arg()), "{said}");
+    let picture = |d: &str, f: &str| std::fs::read(here.join(d).join(f)).unwrap();
+    // The same seed draws another world: its sticks and mat differ.
+    assert_ne!(
+        picture("world", "teach_back.png"),
+        picture("training", "teach_back.png")
+    );
+    // And the world's look is drawn the same each time.
+    assert_eq!(
+        picture("world", "teach_back.png"),
+        picture("again", "teach_back.png")
+    );
+}

@@ -23,11 +23,19 @@ pub struct SimulateArgs {
     height: u32,
     #[arg(long)]
     out: PathBuf,
+    /// Draw the look from the wider world (`Look::world`, as `eval --world`
+    /// does), to see a look its figures name.
+    #[arg(long)]
+    world: bool,
 }
 
 /// `yutstation simulate`.
 pub fn run(a: SimulateArgs) -> Result<()> {
-    let look = Look::random(a.look, a.width, a.height);
+    let look = if a.world {
+        Look::world(a.look, a.width, a.height)
+    } else {
+        Look::random(a.look, a.width, a.height)
+    };
     std::fs::create_dir_all(a.out.join("throws"))?;
     let save = |name: &str, scene: &yut_sim::Scene| -> Result<()> {
         write_image(&a.out.join(name), &to_mat(&yut_sim::render(&look, scene))?)

@@ -449,7 +449,8 @@ pub fn features(
     f[ACROSS] = -s.dir[1] as f32;
     f[ACROSS + 1] = s.dir[0] as f32;
     f[PICTURE..PICTURE + N_PICTURE].copy_from_slice(&picture(p, (band_centre, band_half)));
-    f[OWN..OWN + N_OWN].copy_from_slice(&own_look(patch, (band_centre, band_half)));
+    let under_others = covered_pixels(s, nominal, others, 1.0);
+    f[OWN..OWN + N_OWN].copy_from_slice(&own_look(patch, (band_centre, band_half), &under_others));
     f
 }
 
@@ -510,16 +511,39 @@ fn median(v: &mut [f32]) -> f32 {
 /// (the chroma of the difference), the spread of its lightness (grain,
 /// highlights: the interquartile range of L*), and the shading across it (the
 /// middle rows' L* less the outer rows').
-pub fn own_look(patch: &Patch, band: (f32, f32)) -> [f32; N_OWN] {
+///
+/// The columns of the middle where another stick's outline reaches
+/// (`under_others`, as [`covered_pixels`] gives them) are left out, while at
+/// least [`OWN_LEAST_CLEAR`] of them stay clear: where a stick lies across
+/// the middle of this one, what shows there is the other's face, and a dark
+/// round face across a pale flat one pulled the flat one's body lightness
+/// towards the round face (flat faces of crossing pairs placed at −0.7 on
+/// the taught axis). Where the stick lies on top, it loses only some of its
+/// own pixels.
+pub fn own_look(patch: &Patch, band: (f32, f32), under_others: &[bool; PL * PW]) -> [f32; N_OWN] {
     let (rows, cols) = own_core(band);
     let lab = |bytes: &[u8], i: usize, j: usize| {
         let o = (j * PL + i) * 3;
         lab_of(bytes[o], bytes[o + 1], bytes[o + 2])
     };
+    // The columns of the middle clear of every other stick: one lying across
+    // covers a span of them. One lying beside, its outline along the band's
+    // edge, covers them all, and the whole middle is measured as it shows
+    // (leaving out only the rows along it would measure the far edge alone).
+    let clear_cols: Vec<usize> = cols
+        .clone()
+        .filter(|&i| !rows.clone().any(|j| under_others[j * PL + i]))
+        .collect();
+    let enough_clear = clear_cols.len() as f32 >= OWN_LEAST_CLEAR * cols.len() as f32;
+    let cols: Vec<usize> = if enough_clear {
+        clear_cols
+    } else {
+        cols.collect()
+    };
     let mut channel = [Vec::new(), Vec::new(), Vec::new()];
     let mut mat = [Vec::new(), Vec::new(), Vec::new()];
     for j in rows.clone() {
-        for i in cols.clone() {
+        for &i in &cols {
             let (s, e) = (lab(&patch.bgr, i, j), lab(&patch.empty_bgr, i, j));
             for k in 0..3 {
                 channel[k].push(s[k]);
@@ -537,7 +561,7 @@ pub fn own_look(patch: &Patch, band: (f32, f32)) -> [f32; N_OWN] {
     let [_, a, b] = channel.map(|mut c| median(&mut c));
     let [ml, ma, mb] = mat.map(|mut c| median(&mut c));
     let row_l = |j: usize| {
-        let mut v: Vec<f32> = cols.clone().map(|i| lab(&patch.bgr, i, j)[0]).collect();
+        let mut v: Vec<f32> = cols.iter().map(|&i| lab(&patch.bgr, i, j)[0]).collect();
         median(&mut v)
     };
     let (r0, r1) = (rows.start, rows.end - 1);
@@ -549,6 +573,12 @@ pub fn own_look(patch: &Patch, band: (f32, f32)) -> [f32; N_OWN] {
     };
     [body - ml, a, b, (a - ma).hypot(b - mb), iqr, shading]
 }
+
+/// The least share of the columns of a stick's middle (`own_core`) that must
+/// lie clear of other sticks for [`own_look`] to measure only those: fewer,
+/// and the stick is mostly under others or lies beside one along its length,
+/// and the whole middle is measured as it shows.
+pub const OWN_LEAST_CLEAR: f32 = 0.25;
 
 /// The stick's picture for the picture net: brightness against the empty mat
 /// under it (so the mat's texture and uneven light cancel), over its whole
@@ -1000,6 +1030,41 @@ pub fn covered_pixels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where another stick lies across the middle of this one, its own look
+    /// is measured on the part clear of the other: a dark stick across a pale
+    /// one does not darken the pale one's body or its colour.
+    #[test]
+    fn the_own_look_leaves_out_a_stick_lying_across() {
+        let rows = stick_rows();
+        let band = (PW as f32 / 2.0, rows.len() as f32 / 2.0);
+        let across = PL * 4 / 10..PL * 6 / 10;
+        let clean = patch_with(rows.clone(), 0..0, None);
+        let crossed = patch_with(rows, 0..0, Some(across.clone()));
+        let none = [false; PL * PW];
+        let under: [bool; PL * PW] = std::array::from_fn(|k| across.contains(&(k % PL)));
+        let alone = own_look(&clean, band, &none);
+        let as_it_shows = own_look(&crossed, band, &none);
+        let clear_part = own_look(&crossed, band, &under);
+        assert!(
+            as_it_shows[0] < alone[0] - 5.0,
+            "{as_it_shows:?} against {alone:?}"
+        );
+        for k in 0..N_OWN {
+            assert!(
+                (clear_part[k] - alone[k]).abs() < 1e-3,
+                "{k}: {clear_part:?} against {alone:?}"
+            );
+        }
+        // Mostly covered: the whole middle as it shows.
+        let all: [bool; PL * PW] = [true; PL * PW];
+        assert_eq!(own_look(&crossed, band, &all), as_it_shows);
+        // A stick lying beside, its outline along one edge of the band, covers
+        // every column: the whole middle is measured, not its far edge alone.
+        let (middle_rows, _) = own_core(band);
+        let beside: [bool; PL * PW] = std::array::from_fn(|k| k / PL <= middle_rows.start);
+        assert_eq!(own_look(&crossed, band, &beside), as_it_shows);
+    }
 
     /// A patch of a green mat with a pale stick across rows `rows`, a shadow
     /// (the mat, darker) on `shadow`, and optional dark ink at columns `ink`.
