@@ -184,14 +184,15 @@ fn witnesses_edges(
     // where it lies.
     for s in std::iter::once(set).chain(more) {
         for picture in [&s.front, &s.back, &s.marked] {
-            match classifier.edge_witness(picture, looks.as_ref())? {
-                Some(w)
-                    if 2 * w
-                        .iter()
-                        .filter(|&&n| n >= crate::verdict::EDGE_WITNESS)
-                        .count()
-                        < w.len() => {}
-                _ => return Ok(false),
+            let Some(witness) = classifier.edge_witness(picture, looks.as_ref())? else {
+                return Ok(false);
+            };
+            let held = witness
+                .iter()
+                .filter(|&&n| n >= crate::verdict::EDGE_WITNESS)
+                .count();
+            if 2 * held >= witness.len() {
+                return Ok(false);
             }
         }
     }
