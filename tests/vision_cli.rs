@@ -119,6 +119,49 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
 /// A station set up and run from a folder of its own (not the repository
 /// root) still reads with the shipped model: without it every throw would go
 /// to the referee. A model named on purpose that is not there is an error.
+/// A crew that moves and turns the sticks and shoots again teaches a station
+/// that reads with its own taught reader more of its sticks; the further
+/// shots are stored with the look, so the stored look is judged as the
+/// station was taught. World look 1 200 000 reads with its taught reader, and
+/// its second shot changes why it refers its throws of touching sticks.
+#[test]
+fn further_teaching_shots_are_stored_and_judged_with_the_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    let rendered = |shots: &str, dump: Option<&str>| {
+        let mut args = vec![
+            "eval",
+            "--world",
+            "--throws",
+            "12",
+            "--looks",
+            "1",
+            "--look-offset",
+            "200000",
+            "--sequences",
+            "0",
+            "--teach-shots",
+            shots,
+        ];
+        if let Some(d) = dump {
+            args.extend(["--dump", d]);
+        }
+        yutstation(&args)
+    };
+    let touching = "Touching";
+    let two_shots = rendered("2", dump.to_str());
+    let one_shot = rendered("1", None);
+    assert_ne!(
+        line(&two_shots, touching),
+        line(&one_shot, touching),
+        "the second shot must change what this station's taught reader knows"
+    );
+    let stored = yutstation(&["eval", "--from-dump", dump.to_str().unwrap()]);
+    assert_eq!(line(&stored, touching), line(&two_shots, touching));
+    let none = refused(&["eval", "--world", "--teach-shots", "0"]);
+    assert!(none.contains("teach-shots"), "{none}");
+}
+
 #[test]
 fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
     let dir = tempfile::tempdir().unwrap();

@@ -24,6 +24,11 @@ pub struct LookDump {
     pub seed: u64,
     pub calibration: Calibration,
     pub teach: TeachSet,
+    /// Further teaching shots (the sticks moved and turned, shot again), where
+    /// the crew gave them (`eval --teach-shots`); dumps stored before they
+    /// were kept hold none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<TeachSet>,
     pub throws: Vec<ThrowDump>,
 }
 
@@ -35,11 +40,17 @@ pub struct ThrowDump {
 
 impl LookDump {
     /// A dump of a generated station, to be filled with its throws.
-    pub fn new(seed: u64, calibration: &Calibration, teach: TeachSet) -> LookDump {
+    pub fn new(
+        seed: u64,
+        calibration: &Calibration,
+        teach: TeachSet,
+        more: Vec<TeachSet>,
+    ) -> LookDump {
         LookDump {
             seed,
             calibration: calibration.clone(),
             teach,
+            more,
             throws: Vec::new(),
         }
     }
@@ -64,9 +75,10 @@ impl LookDump {
             .with_context(|| format!("{}: not a look dump", path.display()))?;
         let camera = d.calibration.camera();
         let width_cm = d.teach.width_cm;
-        let t = &mut d.teach;
-        for pic in [&mut t.front, &mut t.back, &mut t.marked] {
-            place_and_refresh(&d.calibration, width_cm, camera, pic);
+        for t in std::iter::once(&mut d.teach).chain(&mut d.more) {
+            for pic in [&mut t.front, &mut t.back, &mut t.marked] {
+                place_and_refresh(&d.calibration, width_cm, camera, pic);
+            }
         }
         for th in &mut d.throws {
             place_and_refresh(&d.calibration, width_cm, camera, &mut th.sticks);

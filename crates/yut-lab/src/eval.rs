@@ -109,6 +109,12 @@ pub struct EvalArgs {
     /// wrong (another result, drawn at random): what wrong calls teach.
     #[arg(long, default_value_t = 0.0, requires = "learn")]
     pub(crate) wrong_calls: f64,
+    /// Teach each station in this many shots: after the first, the sticks are
+    /// moved round the mat and turned, and shot again, as the station asks a
+    /// crew to where it reads with its own taught reader. The further shots
+    /// are stored with `--dump`.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=8))]
+    pub(crate) teach_shots: u64,
 }
 
 fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
@@ -471,7 +477,7 @@ pub fn run(a: EvalArgs) -> Result<()> {
         if failed_looks.len() > a.looks * 4 + 10 {
             break;
         }
-        let (det, teach) = match simulated_station(&look, load_classifier(&a.model)?) {
+        let station = match simulated_station(&look, load_classifier(&a.model)?, a.teach_shots) {
             Ok(s) => s,
             Err(e) => {
                 say(&bar, format!("look {seed}: {e:#}"));
@@ -482,8 +488,9 @@ pub fn run(a: EvalArgs) -> Result<()> {
                 continue;
             }
         };
+        let det = station.detector;
         say_lowered_bar(&bar, seed, &det);
-        let mut dump = dump::LookDump::new(seed, &det.calibration, teach);
+        let mut dump = dump::LookDump::new(seed, &det.calibration, station.set, station.more);
         let mut st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {

@@ -54,10 +54,12 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         // below, and a model that refuses looks must not pass for a better one.
         // As the rendering run did: a station that cannot read its own
         // teaching pictures refuses to be taught.
-        let taught = yut_vision::teach::sticks_on_mat(&d.teach, &d.calibration.mat)
+        let taught = std::iter::once(&d.teach)
+            .chain(&d.more)
+            .try_for_each(|set| yut_vision::teach::sticks_on_mat(set, &d.calibration.mat))
             .and_then(|()| d.teach.learn())
             .and_then(|mut t| {
-                yut_vision::check_readable(&classifier, &mut t, &d.teach, &[]).map(|r| (t, r))
+                yut_vision::check_readable(&classifier, &mut t, &d.teach, &d.more).map(|r| (t, r))
             });
         let (taught, readability) = match taught {
             Ok(t) => t,

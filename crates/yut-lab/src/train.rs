@@ -194,7 +194,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
                 continue;
             }
             let look = Look::random(seed, a.width, a.height);
-            let (det, teach) = match simulated_station(&look, Classifier::taught_rule()) {
+            let station = match simulated_station(&look, Classifier::taught_rule(), 1) {
                 Ok(s) => s,
                 Err(e) => {
                     say(&bar, format!("look {seed} skipped: {e:#}"));
@@ -202,8 +202,9 @@ pub fn run(a: TrainArgs) -> Result<()> {
                     continue;
                 }
             };
+            let det = station.detector;
             say_lowered_bar(&bar, seed, &det);
-            let mut dump = dump::LookDump::new(seed, &det.calibration, teach);
+            let mut dump = dump::LookDump::new(seed, &det.calibration, station.set, station.more);
             for k in 0..a.throws_per_look {
                 // Every other throw a chosen hard case, so the rare "neither"
                 // sticks (on edge, leaning) are well represented.

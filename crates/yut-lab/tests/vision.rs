@@ -317,7 +317,7 @@ fn judge_scene(d: &Detector, look: &Look, scene: &Scene) -> yut_vision::ThrowRea
 fn calls_four_sticks_right(seed: u64, throws: &[u64]) -> Detector {
     use yut_lab::station::simulated_station;
     let look = Look::random(seed, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     for &k in throws {
         let (scene, truth) = yut_sim::numbered_throw(&look, k);
         assert!(!truth.ambiguous, "look {seed} throw {k}");
@@ -402,7 +402,7 @@ fn teaching_takes_each_blob_of_a_teach_picture_for_one_stick() {
     use yut_lab::station::simulated_station;
     for l in [1_006_016u64, 1_005_812] {
         let look = Look::random(l, 1280, 720);
-        let (d, _) = simulated_station(&look, model()).unwrap();
+        let d = simulated_station(&look, model(), 1).unwrap().detector;
         let (t, s) = (&d.taught, &look.sticks);
         assert!(
             (t.length_cm / s.length - 1.0).abs() < 0.15,
@@ -843,7 +843,7 @@ fn the_silent_errors_of_round_ten_are_not_called_wrong() {
         (1_003_612, 45, HardCase::Touching),
     ] {
         let look = Look::random(seed, 1280, 720);
-        let (d, _) = simulated_station(&look, model()).unwrap();
+        let d = simulated_station(&look, model(), 1).unwrap().detector;
         let (scene, truth) = yut_sim::numbered_throw(&look, k);
         assert_eq!(truth.case, case);
         let v = judge_scene(&d, &look, &scene);
@@ -866,7 +866,7 @@ fn the_silent_errors_of_round_ten_are_not_called_wrong() {
 fn plain_throws_on_a_dim_look_are_called_when_both_readers_and_the_taught_set_lean_one_way() {
     use yut_lab::station::simulated_station;
     let look = Look::random(1_003_632, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     for k in [41u64, 47] {
         let (scene, truth) = yut_sim::numbered_throw(&look, k);
         assert_eq!(truth.case, HardCase::None);
@@ -885,7 +885,7 @@ fn plain_throws_on_a_dim_look_are_called_when_both_readers_and_the_taught_set_le
 fn a_flat_face_on_top_of_a_crossing_at_its_middle_has_its_mark_read() {
     use yut_lab::station::simulated_station;
     let look = Look::random(1_003_620, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let (scene, truth) = yut_sim::numbered_throw(&look, 35);
     assert_eq!(truth.case, HardCase::Crossing);
     assert!(!truth.mark_covered && !truth.ambiguous);
@@ -908,7 +908,7 @@ fn short_sticks_side_by_side_are_found_side_by_side_and_a_crossing_stays_crossed
         d.min(180.0 - d)
     };
     let look = Look::random(1_003_671, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let (scene, truth) = yut_sim::numbered_throw(&look, 45);
     assert_eq!(truth.case, HardCase::Touching);
     let v = judge_scene(&d, &look, &scene);
@@ -929,7 +929,7 @@ fn short_sticks_side_by_side_are_found_side_by_side_and_a_crossing_stays_crossed
     }
 
     let look = Look::random(1_003_702, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let (scene, truth) = yut_sim::numbered_throw(&look, 39);
     assert_eq!(truth.case, HardCase::Crossing);
     assert!(!truth.ambiguous);
@@ -951,7 +951,7 @@ fn short_sticks_side_by_side_are_found_side_by_side_and_a_crossing_stays_crossed
 fn the_tracker_calls_a_throw_of_thin_sticks() {
     use yut_lab::station::simulated_station;
     let look = Look::random(1_003_800, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let empty_mat = settle::empty_mat(&d.empty).unwrap();
     let seq = yut_sim::throw_sequence(&look, 1_003_800, 1, 30, 12);
     let mut tr = Tracker::new(d.settle_config());
@@ -1055,7 +1055,7 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
 fn a_dark_stick_off_the_mat_on_a_light_floor_is_found() {
     use yut_lab::station::simulated_station;
     let look = Look::random(1_005_677, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     for k in [32u64, 46] {
         let (scene, truth) = yut_sim::numbered_throw(&look, k);
         assert_eq!(truth.case, HardCase::OffMat);
@@ -1112,7 +1112,7 @@ fn a_second_look_keeps_the_whole_sticks_and_never_counts_one_twice() {
 fn a_piece_far_out_on_the_floor_is_no_stick_off_the_mat() {
     use yut_lab::station::simulated_station;
     let look = Look::random(100_332, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let (mut scene, truth) = yut_sim::numbered_throw(&look, 0);
     assert!(!truth.ambiguous && truth.result != ThrowResult::Nak);
     scene.sticks.pop();
@@ -1158,7 +1158,7 @@ fn a_blob_the_count_says_holds_two_is_fitted_with_two() {
 fn a_flat_face_across_the_middle_of_a_short_round_stick_is_read_on_top() {
     use yut_lab::station::simulated_station;
     let look = Look::random(1_005_813, 1280, 720);
-    let (d, _) = simulated_station(&look, model()).unwrap();
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
     let (scene, truth) = yut_sim::numbered_throw(&look, 15);
     assert!(!truth.ambiguous && !truth.mark_covered);
     let v = judge_scene(&d, &look, &scene);
@@ -1294,7 +1294,7 @@ fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
 fn the_stick_reader_witnesses_a_stick_on_its_edge_the_taught_reader_reads_as_a_face() {
     use yut_lab::station::simulated_station;
     let look = Look::world(1_200_065, 1280, 720);
-    let (mut d, _) = simulated_station(&look, model()).unwrap();
+    let mut d = simulated_station(&look, model(), 1).unwrap().detector;
     assert!(
         d.taught.taught_reader.is_some(),
         "a station of its own taught reader"
@@ -1344,7 +1344,7 @@ fn the_stick_reader_witnesses_a_stick_on_its_edge_the_taught_reader_reads_as_a_f
 fn a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader() {
     use yut_lab::station::simulated_station;
     let look = Look::world(1_200_000, 1280, 720);
-    let (mut d, _) = simulated_station(&look, model()).unwrap();
+    let mut d = simulated_station(&look, model(), 1).unwrap().detector;
     let own = d
         .taught
         .taught_reader
