@@ -49,7 +49,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         None => None,
     };
     for f in &files {
-        let d = dump::LookDump::read(f)?;
+        let mut d = dump::LookDump::read(f)?;
         // Said, not skipped silently: a look left out changes every figure
         // below, and a model that refuses looks must not pass for a better one.
         // As the rendering run did: a station that cannot read its own
@@ -69,6 +69,10 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                 continue;
             }
         };
+        // As the station's detector does once it knows its taught mark place.
+        for t in &mut d.throws {
+            yut_vision::mark_place::read_marks_where_crossed(&taught, &mut t.sticks);
+        }
         let looks = taught
             .seen
             .as_ref()

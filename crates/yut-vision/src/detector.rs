@@ -4,6 +4,7 @@
 
 use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
+use crate::mark_place::read_marks_where_crossed;
 use crate::measure::{measure_placed, nominal_px, Measured};
 use crate::profile::Taught;
 use crate::reader;
@@ -65,7 +66,8 @@ impl Detector {
         Ok(judge(&self.calibration, &self.taught, &m, &probs))
     }
 
-    /// Find the sticks of one still frame and measure them at the taught size.
+    /// Find the sticks of one still frame and measure them at the taught size,
+    /// the taught mark place read where sticks cross.
     pub fn measure(&self, frame: &Mat) -> opencv::Result<Vec<Measured>> {
         self.measure_placed(frame, &|_, _| {})
     }
@@ -76,7 +78,7 @@ impl Detector {
         frame: &Mat,
         place: &dyn Fn(&mut Found, (f64, f64)),
     ) -> opencv::Result<Vec<Measured>> {
-        measure_placed(
+        let mut sticks = measure_placed(
             &self.calibration,
             &self.reference,
             &self.empty,
@@ -87,7 +89,9 @@ impl Detector {
             },
             place,
             true,
-        )
+        )?;
+        read_marks_where_crossed(&self.taught, &mut sticks);
+        Ok(sticks)
     }
 
     /// Face probabilities of measured sticks.

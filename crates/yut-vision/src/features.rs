@@ -7,7 +7,7 @@
 //!
 //! Pure.
 
-use crate::sticks::{in_rect, Found};
+use crate::sticks::{in_rect, others_than, Found};
 use opencv::core::{Mat, Scalar, Size, BORDER_REPLICATE};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -637,6 +637,59 @@ fn band(p: &Patch, c0: usize, c1: usize) -> (f32, f32) {
 /// Share of its peak contrast at which [`faint_band_width`] measures a
 /// stick's extent across.
 const FAINT_LEVEL: f32 = 0.2;
+
+/// The columns that tell which of two crossing sticks lies on top
+/// ([`meeting_evidence`]) are kept this many stick widths clear of the
+/// others: half as far as the mark's (ADR 0044). Kept 0.6 of a width clear, a
+/// stick crossed at its middle at a slant had too few columns left (under
+/// `CROSSING_MIN_CLEAR`), above all a short, wide one, and which stick lay
+/// on top went untold: a flat face lying on top, its mark in full view, went
+/// to the referee. The shadow the upper stick casts beside itself may darken
+/// some of the lower one's reference columns; the reference is a median per
+/// row over them all, and a darker one only makes the lower stick look less
+/// like itself where the upper one crosses it, never like the one on top.
+pub const CROSSING_CLEARANCE: f64 = 0.3;
+
+/// What the judge weighs of stick `i` of a frame's `found` sticks where it
+/// meets others, measured on its `patch` with the others painted over once:
+/// its band out to its faint edges ([`faint_band_width`]) where it shares its
+/// blob (else 0), and for each stick of the frame how unlike itself it shows
+/// where that one crosses it ([`crossing_misfit`], against its columns clear
+/// of every other stick grown by [`CROSSING_CLEARANCE`] widths): `None` for
+/// itself, for a stick whose footprint does not meet its own (`crosses`), and
+/// where too little of either shows.
+pub fn meeting_evidence(
+    patch: &Patch,
+    nominal: (f64, f64),
+    found: &[Found],
+    i: usize,
+    crosses: &dyn Fn(usize) -> bool,
+) -> (f32, Vec<Option<f32>>) {
+    let s = &found[i];
+    let crossing: Vec<bool> = (0..found.len()).map(|j| j != i && crosses(j)).collect();
+    let mut misfits = vec![None; found.len()];
+    if !s.shared && !crossing.contains(&true) {
+        return (0.0, misfits);
+    }
+    let others = others_than(found, i);
+    let erased = erase_others(patch, s, nominal, &others);
+    let faint = if s.shared {
+        in_widths(band_at(&erased, PL * 2 / 10, PL * 8 / 10, FAINT_LEVEL).1)
+    } else {
+        0.0
+    };
+    if crossing.contains(&true) {
+        let band = band_at(&erased, PL * 2 / 10, PL * 8 / 10, 0.5);
+        let reach = covered_columns(s, nominal, &others, CROSSING_CLEARANCE * nominal.1);
+        let clear: [bool; PL] = std::array::from_fn(|k| !reach[k]);
+        for (j, m) in misfits.iter_mut().enumerate() {
+            if crossing[j] {
+                *m = crossing_misfit(patch, s, nominal, band, &clear, &found[j]);
+            }
+        }
+    }
+    (faint, misfits)
+}
 
 /// A stick's width as it shows out to its faint edges (at `FAINT_LEVEL` of
 /// its contrast, not half), in taught widths, the other sticks painted over.

@@ -31,6 +31,7 @@ pub mod features;
 pub mod files;
 pub mod geometry;
 pub mod lens;
+pub mod mark_place;
 pub mod measure;
 pub mod moved;
 pub mod profile;

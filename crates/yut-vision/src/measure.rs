@@ -1,13 +1,15 @@
 //! Measuring a frame's sticks, pure: find them ([`crate::sticks`]), place each on
-//! the mat ([`on_mat`]) and measure it ([`Measured`]: its patch and features
-//! relative to the taught set). Judging and teaching both measure through here.
+//! the mat ([`on_mat`]) and measure it ([`Measured`]: its patch, its features
+//! relative to the taught set, and the [`Evidence`] the judge weighs besides).
+//! Judging and teaching both measure through here.
 
 use crate::calibrate::{self, Calibration};
-use crate::features::{features, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
+use crate::features::{features, meeting_evidence, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
+use crate::mark_place::MarkRead;
 use crate::sticks::{
-    self, blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
-    find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale, Found,
-    Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
+    self, blobs_to_refind, bridge, count_look, covered_share, dark_foreground, faint_foreground,
+    find_off_mat, find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale,
+    Found, Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
 };
 use crate::verdict;
 use opencv::core::Mat;
@@ -39,6 +41,67 @@ pub struct Measured {
     pub flat_width_px: f64,
     #[serde(skip, default = "no_features")]
     pub features: [f32; N_FEATURES],
+    /// What the judge weighs of its pixels besides the features, measured
+    /// with them.
+    #[serde(skip)]
+    pub evidence: Evidence,
+}
+
+/// What the judge weighs of a stick's pixels besides its features, measured
+/// once with the other sticks of its frame, so that judging works on values
+/// and never goes back to the picture.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evidence {
+    /// Where it shares its blob: the band it shows out to its faint edges
+    /// (`features::faint_band_width`, in taught widths), the others painted
+    /// over. 0 for a lone stick.
+    pub faint_band: f32,
+    /// For each stick of the frame, in the frame's order: how unlike itself
+    /// this one shows where that one crosses it
+    /// (`features::meeting_evidence`); `None` for itself, for a stick
+    /// whose footprint does not meet its own, and where too little of either
+    /// shows. Which of two crossing sticks lies on top is
+    /// told from it (`verdict`).
+    pub misfit_under: Vec<Option<f32>>,
+    /// Where other sticks reach over it: its taught mark place read on what
+    /// shows ([`crate::mark_place::read_marks_where_crossed`], once the station's
+    /// mark place is known); `None` where the place's core does not show, or
+    /// where it was not read (the judge then takes the mark as hidden).
+    pub mark_where_crossed: Option<MarkRead>,
+}
+
+impl Evidence {
+    /// Stick `i` of a frame's `found` sticks, measured on its `patch`.
+    pub fn of(patch: &Patch, nominal: (f64, f64), found: &[Found], i: usize) -> Evidence {
+        let s = &found[i];
+        let crosses = |j: usize| {
+            covered_share(s, std::slice::from_ref(&found[j])) > 0.0
+                || covered_share(&found[j], std::slice::from_ref(s)) > 0.0
+        };
+        let (faint_band, misfit_under) = meeting_evidence(patch, nominal, found, i, &crosses);
+        Evidence {
+            faint_band,
+            misfit_under,
+            mark_where_crossed: None,
+        }
+    }
+
+    /// The evidence of the sticks `kept` (by index) of a frame, as if those
+    /// were all the sticks found: the rest were stray pieces far from every
+    /// stick, which reach no kept stick's patch.
+    pub fn of_kept(&self, kept: &[bool]) -> Evidence {
+        Evidence {
+            faint_band: self.faint_band,
+            misfit_under: self
+                .misfit_under
+                .iter()
+                .zip(kept)
+                .filter(|(_, k)| **k)
+                .map(|(m, _)| *m)
+                .collect(),
+            mark_where_crossed: self.mark_where_crossed,
+        }
+    }
 }
 
 fn no_features() -> [f32; N_FEATURES] {
@@ -68,10 +131,17 @@ impl Measured {
         }
     }
 
-    /// Compute the features again from the stored patch (after a dump is read,
-    /// or after `features` changed). `others`: the other sticks of the frame.
-    pub fn refresh_features(&mut self, others: &[Found]) {
-        self.features = features(&self.patch, &self.found, self.nominal, others);
+    /// Compute the features and the evidence again from the stored patch
+    /// (after a dump is read, or after `features` changed). `found`: the
+    /// frame's sticks, this one the `i`th.
+    pub fn refresh_features(&mut self, found: &[Found], i: usize) {
+        self.features = features(
+            &self.patch,
+            &self.found,
+            self.nominal,
+            &others_than(found, i),
+        );
+        self.evidence = Evidence::of(&self.patch, self.nominal, found, i);
     }
 }
 
@@ -114,7 +184,7 @@ pub fn flat_width_px(cal: &Calibration, s: &Found, center_cm: [f64; 2], width_cm
 pub fn refresh_all(sticks: &mut [Measured]) {
     let found: Vec<Found> = sticks.iter().map(|s| s.found).collect();
     for (i, s) in sticks.iter_mut().enumerate() {
-        s.refresh_features(&others_than(&found, i));
+        s.refresh_features(&found, i);
     }
 }
 
@@ -261,6 +331,7 @@ pub fn measure_placed(
             let shadows = reference.trimming_shadows().then_some(sticks::SHADOW_RATIO);
             let p = patch(frame, empty, &mask, sc, &s, nominal, shadows)?;
             let f = features(&p, &s, nominal, &others_than(&found, i));
+            let evidence = Evidence::of(&p, nominal, &found, i);
             let (center_cm, corners_cm) = on_mat(cal, &s, size_cm.1, camera);
             Ok(Measured {
                 center_cm,
@@ -270,6 +341,7 @@ pub fn measure_placed(
                 patch: p,
                 nominal,
                 features: f,
+                evidence,
             })
         })
         .collect()
@@ -372,4 +444,68 @@ fn refit_split(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stick(center: [f64; 2], dir: [f64; 2], shared: bool) -> Found {
+        Found {
+            center,
+            dir,
+            length: 60.0,
+            width: 12.0,
+            shared,
+            blob_ratio: 1.0,
+        }
+    }
+
+    /// A lone stick that meets no other has nothing to measure beyond its
+    /// features: its patch is not even looked at.
+    #[test]
+    fn a_lone_stick_meeting_no_other_has_no_evidence_to_weigh() {
+        let found = [
+            stick([100.0, 100.0], [1.0, 0.0], false),
+            stick([300.0, 100.0], [0.0, 1.0], false),
+        ];
+        let unread = Patch {
+            bgr: vec![],
+            empty_bgr: vec![],
+            mask: vec![],
+        };
+        let e = Evidence::of(&unread, (60.0, 12.0), &found, 0);
+        assert_eq!(
+            e,
+            Evidence {
+                misfit_under: vec![None, None],
+                ..Evidence::default()
+            }
+        );
+    }
+
+    /// Judging four sticks beside a stray piece judges them as if the piece
+    /// had not been found: each one's misfit under another is looked up by
+    /// the kept sticks' order.
+    #[test]
+    fn the_evidence_of_kept_sticks_drops_the_stray_pieces_places() {
+        let mark = MarkRead {
+            score: 0.4,
+            partial: true,
+        };
+        let e = Evidence {
+            faint_band: 0.7,
+            misfit_under: vec![None, Some(0.1), Some(0.5)],
+            mark_where_crossed: Some(mark),
+        };
+        let kept = e.of_kept(&[true, false, true]);
+        assert_eq!(
+            kept,
+            Evidence {
+                faint_band: 0.7,
+                misfit_under: vec![None, Some(0.5)],
+                mark_where_crossed: Some(mark),
+            }
+        );
+    }
 }

@@ -1000,6 +1000,7 @@ mod tests {
             nominal: (60.0, width),
             flat_width_px: width,
             features: [0.0; crate::features::N_FEATURES],
+            evidence: Default::default(),
         };
         [1.0, -1.0, 1.0, -1.0]
             .map(|k| {

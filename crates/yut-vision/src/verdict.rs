@@ -6,14 +6,11 @@
 
 use crate::calibrate::Calibration;
 use crate::classify::FaceProbs;
-use crate::features::{
-    column_reach, columns_covered, covered_columns, covered_pixels, crossing_misfit,
-    faint_band_width, foreground_beyond, foreground_beyond_except, mark_peak_seen, mark_peak_where,
-    middle_shows, own_band, BAND_WIDTH, N_APPEAR, PL,
-};
+use crate::features::{BAND_WIDTH, N_APPEAR};
+use crate::mark_place::{reaching_over, MarkRead};
 use crate::measure::mark_score;
 use crate::measure::Measured;
-use crate::profile::{self, Taught, FIT_CONTRAST};
+use crate::profile::{Taught, FIT_CONTRAST};
 use crate::sticks::{covered_share, others_than, Found, THROWN_STICKS};
 use serde::{Deserialize, Serialize};
 use yut_rules::yut::ThrowResult;
@@ -991,12 +988,17 @@ pub fn judge_with(
 ) -> ThrowReading {
     // A small piece far from every stick, beside four sticks, is no stick.
     if let Some(stray) = stray_pieces(sticks) {
+        let kept_mask: Vec<bool> = stray.iter().map(|s| !s).collect();
         let (kept, kept_probs): (Vec<Measured>, Vec<FaceProbs>) = sticks
             .iter()
             .zip(probs)
             .zip(&stray)
             .filter(|(_, s)| !**s)
-            .map(|((m, p), _)| (m.clone(), *p))
+            .map(|((m, p), _)| {
+                let mut m = m.clone();
+                m.evidence = m.evidence.of_kept(&kept_mask);
+                (m, *p)
+            })
             .unzip();
         return judge_with(cal, taught, &kept, &kept_probs, th);
     }
@@ -1118,7 +1120,7 @@ pub fn judge_with(
         let faint = s.found.shared && !crossed[i];
         let narrow = s.found.shared && {
             let band = if faint {
-                faint_band_width(&s.patch, &s.found, s.nominal, &others_than(&found, i))
+                s.evidence.faint_band
             } else {
                 s.features[BAND_WIDTH]
             };
@@ -1252,20 +1254,14 @@ pub fn judge_with(
         // and was mostly unsure there, but read a flat face crossed at its
         // mark as unmarked at 0.88 (a silent 도 for 뒷도, tests/vision.rs);
         // there it decides only at `MARK_HIDDEN_NEED`.
-        let others = others_than(&found, i);
-        let over: Vec<usize> = (0..found.len())
-            .filter(|&j| j != i && covered_share(&found[i], std::slice::from_ref(&found[j])) > 0.0)
-            .collect();
-        let read = if over.is_empty() {
+        let read = if reaching_over(&found, i).is_empty() {
             Some(MarkRead {
                 score: m,
                 partial: false,
             })
         } else {
-            // Lying on top of all of them, its whole face shows.
-            let on_top = over.iter().all(|&j| lies_on(sticks, &found, i, j));
-            let over: Vec<Found> = over.iter().map(|&j| found[j]).collect();
-            mark_clear_of(&sticks[i], &over, &others, taught, on_top)
+            // Read with the frame (`mark_place::read_marks_where_crossed`).
+            sticks[i].evidence.mark_where_crossed
         };
         let taught_read = read.map(|r| r.score);
         let p_mark = if learned {
@@ -1377,169 +1373,6 @@ fn whole_stick_off(found: &[Found], piece: &[bool], off: &[bool]) -> bool {
         }
     }
     whole_off && count == THROWN_STICKS
-}
-
-/// Stick `i` lies on stick `j` where they cross when it shows as itself
-/// there (its misfit, see [`crossing_misfit`], at most `ON_TOP_MISFIT`)
-/// while `j` shows clearly unlike itself where `i` crosses it (at least
-/// `ON_TOP_MISFIT`, and over twice `i`'s: `ON_TOP_RATIO`). Two sticks that
-/// look alike where they cross (the same face up, or faces alike in a dim
-/// hall) pass neither way, and the mark is taken as hidden: a stick under
-/// another must never pass for the one on top, or the other's face would be
-/// read as its mark place. (On the 22 stored sets this called 33 more clear
-/// throws, none wrong; the bar on the one under cost 6.)
-const ON_TOP_MISFIT: f32 = 0.2;
-const ON_TOP_RATIO: f32 = 0.5;
-
-/// Whether stick `i` lies on top of stick `j` where they cross (see
-/// `ON_TOP_MISFIT`). A mark of its own filling most of the crossing counts
-/// against it: it is then taken as lying under, and its mark goes to the
-/// referee.
-fn lies_on(sticks: &[Measured], found: &[Found], i: usize, j: usize) -> bool {
-    match (
-        misfit_where_crossed(sticks, found, i, j),
-        misfit_where_crossed(sticks, found, j, i),
-    ) {
-        (Some(top), Some(under)) => {
-            top <= ON_TOP_MISFIT && under >= ON_TOP_MISFIT && top < ON_TOP_RATIO * under
-        }
-        _ => false,
-    }
-}
-
-/// How unlike itself stick `i` shows where stick `j` crosses it, against
-/// its columns clear of every other stick (grown by `MARK_CLEARANCE`).
-fn misfit_where_crossed(sticks: &[Measured], found: &[Found], i: usize, j: usize) -> Option<f32> {
-    let s = &sticks[i];
-    let others = others_than(found, i);
-    let (_, band) = own_band(&s.patch, &s.found, s.nominal, &others);
-    let reach = covered_columns(
-        &s.found,
-        s.nominal,
-        &others,
-        CROSSING_CLEARANCE * s.nominal.1,
-    );
-    let clear: [bool; PL] = std::array::from_fn(|k| !reach[k]);
-    crossing_misfit(&s.patch, &s.found, s.nominal, band, &clear, &found[j])
-}
-
-/// Another stick's outline is grown by this many stick widths before the
-/// mark of a stick it reaches over is read: lying on another, it is raised
-/// by the other's thickness (about half a width), so its shadow falls beside
-/// it; and the fit's error.
-const MARK_CLEARANCE: f64 = 0.6;
-/// The same for the columns that tell what a stick looks like where
-/// another crosses it ([`lies_on`]): half as far (ADR 0044). Kept 0.6 of a
-/// width clear, a stick crossed at its middle at a slant had too few
-/// columns left (under `features::CROSSING_MIN_CLEAR`), above all a short,
-/// wide one, and which stick lay on top went untold: a flat face lying on
-/// top, its mark in full view, went to the referee. The shadow the upper
-/// stick casts beside itself may darken some of the lower one's reference
-/// columns; the reference is a median per row over them all, and a darker
-/// one only makes the lower stick look less like itself where the upper
-/// one crosses it, never like the one on top.
-const CROSSING_CLEARANCE: f64 = 0.3;
-
-/// The mark score of a stick that others reach over (`over`: their
-/// footprints overlap its own), read only where the taught mark lies
-/// (`Taught::mark_span`; `others`, all the other sticks, are painted over).
-/// Where a stick of `over` (grown by `MARK_CLEARANCE`) or the foreground
-/// past the stick's long edges reaches there, the place is read pixel by
-/// pixel on what shows, and only where its core shows whole ([`mark_core`],
-/// `MARK_CORE_CLEARANCE`; ADR 0087): the read is then `partial`, and calls
-/// only where the stick reader's mark head agrees. `None` when the core does
-/// not show, or when the rest of what shows of the stick reads as a mark
-/// while the taught place does not (the fit may be off along the stick).
-/// When the stick lies on top of all of `over` (`on_top`, see [`lies_on`])
-/// its whole face shows: the taught place is read whatever reaches there.
-fn mark_clear_of(
-    s: &Measured,
-    over: &[Found],
-    others: &[Found],
-    taught: &Taught,
-    on_top: bool,
-) -> Option<MarkRead> {
-    let (erased, band) = own_band(&s.patch, &s.found, s.nominal, others);
-    // Within `MARK_CLEARANCE` of another stick: the place's columns count as
-    // covered there, and foreground beside the stick there is that stick's
-    // (its blurred edge, its shadow).
-    let near = covered_pixels(&s.found, s.nominal, over, MARK_CLEARANCE * s.nominal.1);
-    let grown = columns_covered(&near);
-    let beyond = foreground_beyond(&s.patch, band);
-    let covered: [bool; PL] = std::array::from_fn(|i| !on_top && (grown[i] || beyond[i]));
-    let [lo, hi] = taught.mark_span;
-    let in_span: [bool; PL] = std::array::from_fn(|i| (lo..=hi).contains(&column_reach(i)));
-    let elsewhere: [bool; PL] = std::array::from_fn(|i| !in_span[i] && !covered[i]);
-    let rest = mark_peak_where(&erased, band, &elsewhere);
-    let partial = (0..PL).any(|i| in_span[i] && covered[i]);
-    let at_mark = if partial {
-        // Another stick reaches over the place: read what shows of it, pixel
-        // by pixel, where the place's core shows whole.
-        let hidden = covered_pixels(&s.found, s.nominal, over, MARK_CORE_CLEARANCE * s.nominal.1);
-        let unexplained = foreground_beyond_except(&s.patch, band, &near);
-        let core = mark_core(taught.mark_span)?;
-        if (0..PL).any(|i| core[i] && unexplained[i]) || !middle_shows(band, &core, &hidden) {
-            return None;
-        }
-        let shows: [bool; PL] = std::array::from_fn(|i| in_span[i] && !unexplained[i]);
-        mark_peak_seen(&erased, band, &shows, &hidden)
-    } else {
-        mark_peak_where(&erased, band, &in_span)
-    };
-    (at_mark >= taught.mark_threshold || rest < taught.mark_threshold).then_some(MarkRead {
-        score: f64::from(at_mark),
-        partial,
-    })
-}
-
-/// The taught mark place read on a stick others reach over
-/// ([`mark_clear_of`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct MarkRead {
-    /// The mark score over what shows of the place.
-    score: f64,
-    /// Another stick (grown by [`MARK_CLEARANCE`]) reaches over the place,
-    /// not its core ([`mark_core`]).
-    partial: bool,
-}
-
-/// The margin (stick widths) by which another stick's outline is grown
-/// before the core of a mark place it reaches over is taken to show
-/// ([`mark_clear_of`]): under [`MARK_CLEARANCE`], since what shows is only
-/// trusted where the stick reader's mark head reads the same.
-const MARK_CORE_CLEARANCE: f64 = 0.2;
-
-/// The share of the taught mark place, about its middle, that must show
-/// whole for a stick another reaches over to have its mark read on what
-/// shows ([`mark_core`]). The taught place is the mark's reach padded by
-/// `MARK_SPAN_PAD` each way, and a mark is read by windows of three columns
-/// at its strongest, which lie about its middle: with the middle half of the
-/// place in view (and the middle half of the stick's inner rows there), a
-/// mark there shows its strongest columns whatever covers the rest. (The
-/// generator's truth counts a mark as hidden only where another stick lies
-/// over its middle; the station keeps a further `MARK_CLEARANCE` of the
-/// other's width.)
-const MARK_CORE_SHARE: f32 = 0.5;
-
-/// The columns of the middle [`MARK_CORE_SHARE`] of the taught mark place.
-/// The place is a reach from the stick's middle (either end may lie first),
-/// so a place starting at the middle is one stretch across it, and its core
-/// the columns within that share of its reach; one further out lies towards
-/// both ends, and both cores count. `None` where teaching found no place
-/// (the whole stick): there a mark could be anywhere.
-fn mark_core(span: [f32; 2]) -> Option<[bool; PL]> {
-    if span == profile::WHOLE_STICK {
-        return None;
-    }
-    let [lo, hi] = span;
-    let trim = (1.0 - MARK_CORE_SHARE) / 2.0;
-    let core = if lo <= 0.0 {
-        0.0..=hi * MARK_CORE_SHARE
-    } else {
-        lo + trim * (hi - lo)..=hi - trim * (hi - lo)
-    };
-    let cols: [bool; PL] = std::array::from_fn(|i| core.contains(&column_reach(i)));
-    cols.contains(&true).then_some(cols)
 }
 
 #[cfg(test)]
@@ -1723,6 +1556,7 @@ mod tests {
             },
             nominal: (60.0, 12.0),
             features: [0.0; crate::features::N_FEATURES],
+            evidence: Default::default(),
         };
         // Fresh look 1005330, throw 29: found at 0.65 of a stick, 2.3 cm in.
         let short = found_at(0.65, false);
@@ -2293,32 +2127,6 @@ mod tests {
         // Three sticks found, one of them off the mat: the fourth is not
         // accounted for.
         assert!(!whole_stick_off(&four[1..], &no_piece, &off[1..]));
-    }
-
-    #[test]
-    fn a_mark_place_s_core_is_its_middle_half_at_either_end_and_none_for_the_whole_stick() {
-        let reaches = |cols: [bool; PL]| -> Vec<f32> {
-            (0..PL).filter(|&i| cols[i]).map(column_reach).collect()
-        };
-        // A place across the stick's middle: one stretch, within half its
-        // reach of the middle.
-        let middle = mark_core([0.0, 0.12]).unwrap();
-        let r = reaches(middle);
-        assert!(r.iter().all(|&x| x <= 0.06), "{r:?}");
-        assert!(middle[PL / 2 - 1] && middle[PL / 2]);
-        assert_eq!(
-            (0..PL / 2).filter(|&i| middle[i]).count(),
-            (PL / 2..PL).filter(|&i| middle[i]).count()
-        );
-        // A place towards the ends: its middle half, at both ends (either
-        // end may lie first), and not the stick's middle.
-        let ends = mark_core([0.2, 0.4]).unwrap();
-        let r = reaches(ends);
-        assert!(r.iter().all(|&x| (0.25..=0.35).contains(&x)), "{r:?}");
-        assert!(ends[..PL / 2].contains(&true) && ends[PL / 2..].contains(&true));
-        assert!(!ends[PL / 2]);
-        // No place taught: a mark could be anywhere.
-        assert_eq!(mark_core(crate::profile::WHOLE_STICK), None);
     }
 
     #[test]
