@@ -12,13 +12,16 @@
 //! 1. [`sticks`]: the foreground against the empty mat, and the sticks in it as
 //!    rotated rectangles (touching ones split with the known stick size).
 //! 2. [`mod@measure`]: each stick placed on the mat ([`geometry`], [`calibrate`]) and
-//!    measured: its resampled patch and [`features`] relative to the taught set.
+//!    measured: its resampled patch, [`features`] relative to the taught set, and
+//!    the evidence the verdict weighs where it meets other sticks (the taught
+//!    mark place under another: [`mark_place`]).
 //! 3. [`classify`]: the readers (a forest and a net on the features and the
 //!    picture, the stick reader of [`reader`]) give each stick's face and mark;
 //!    at a station whose sticks they cannot read, the reader learned from its
 //!    own teaching pictures ([`taught_reader`]) gives the faces.
-//! 4. [`verdict`]: the throw's reading, [`ThrowReading`], which leaves the result
-//!    `None` (with reasons) whenever any part of it is not clear.
+//! 4. [`verdict`]: the throw's reading, [`ThrowReading`], from those values alone
+//!    (it reads no pixels), which leaves the result `None` (with reasons)
+//!    whenever any part of it is not clear.
 //!
 //! [`Detector`] holds one station's calibration, taught set and models and runs
 //! the stages; [`mod@teach`] learns a stick set from its pictures ([`profile`] keeps
