@@ -228,38 +228,25 @@ fn stick_rows() -> std::ops::Range<usize> {
 /// lying across this one must not pass for its shading, its edge or its mark.
 /// `others` are the other sticks found in the same frame (frame pixels).
 pub fn erase_others(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> Patch {
-    let near: Vec<&Found> = others
-        .iter()
-        .filter(|o| {
-            let reach = (o.length + s.length) / 2.0 + nominal.1 * 2.0;
-            (o.center[0] - s.center[0]).hypot(o.center[1] - s.center[1]) < reach
-        })
-        .collect();
+    erase_covered(patch, s, nominal, &covered_pixels(s, nominal, others, 1.0))
+}
+
+/// [`erase_others`] from the pixels other sticks reach, grown by a pixel
+/// (their edges blur into the mat), as [`covered_pixels`] gives them.
+fn erase_covered(
+    patch: &Patch,
+    s: &Found,
+    nominal: (f64, f64),
+    covered: &[bool; PL * PW],
+) -> Patch {
     let mut out = patch.clone();
-    if near.is_empty() {
-        return out;
-    }
-    for j in 0..PW {
-        for i in 0..PL {
-            let q = patch_point(s, nominal, i, j);
-            if in_rect(q, s.center, s.dir, s.length / 2.0, nominal.1 / 2.0) {
-                continue;
-            }
-            // A little beyond the other's outline: its edge blurs into the mat.
-            if near.iter().any(|o| {
-                in_rect(
-                    q,
-                    o.center,
-                    o.dir,
-                    o.length / 2.0 + 1.0,
-                    o.width.max(nominal.1) / 2.0 + 1.0,
-                )
-            }) {
-                let k = j * PL + i;
-                out.bgr[k * 3..k * 3 + 3].copy_from_slice(&patch.empty_bgr[k * 3..k * 3 + 3]);
-                out.mask[k] = 0;
-            }
+    for (k, _) in covered.iter().enumerate().filter(|(_, c)| **c) {
+        let q = patch_point(s, nominal, k % PL, k / PL);
+        if in_rect(q, s.center, s.dir, s.length / 2.0, nominal.1 / 2.0) {
+            continue;
         }
+        out.bgr[k * 3..k * 3 + 3].copy_from_slice(&patch.empty_bgr[k * 3..k * 3 + 3]);
+        out.mask[k] = 0;
     }
     out
 }
@@ -274,7 +261,10 @@ pub fn features(
     nominal: (f64, f64),
     others: &[Found],
 ) -> [f32; N_FEATURES] {
-    let erased = erase_others(patch, s, nominal, others);
+    // Where the other sticks reach: painted over for every measure below,
+    // and left out of the stick's own look.
+    let under_others = covered_pixels(s, nominal, others, 1.0);
+    let erased = erase_covered(patch, s, nominal, &under_others);
     let patch = &erased;
     let p = &Levels::of(patch);
     let g = |i: usize, j: usize| p.grey[j * PL + i];
@@ -449,7 +439,6 @@ pub fn features(
     f[ACROSS] = -s.dir[1] as f32;
     f[ACROSS + 1] = s.dir[0] as f32;
     f[PICTURE..PICTURE + N_PICTURE].copy_from_slice(&picture(p, (band_centre, band_half)));
-    let under_others = covered_pixels(s, nominal, others, 1.0);
     f[OWN..OWN + N_OWN].copy_from_slice(&own_look(patch, (band_centre, band_half), &under_others));
     f
 }
@@ -1245,6 +1234,33 @@ mod tests {
             ..me
         };
         assert_eq!(erase_others(&p, &me, nominal, &[far]), p);
+    }
+
+    /// A piece found far shorter than a stick still has the others that show in
+    /// its patch painted over: its patch spans a whole stick's length, so a
+    /// stick lying end to end with it shows at the patch's end.
+    #[test]
+    fn a_stick_showing_at_the_end_of_a_short_piece_s_patch_is_painted_over() {
+        let nominal = (PL as f64 / SPAN_L, PW as f64 / SPAN_W);
+        let p = patch_with(5..20, 0..0, None);
+        let piece = Found {
+            length: 2.0,
+            ..found_at([31.5, 11.5])
+        };
+        // End to end with it, 61 px away (over half their lengths and two
+        // widths), its near end (with the margin) 31 px from the piece's
+        // middle: inside the patch, whose last column lies at 31.5 px.
+        let beyond = Found {
+            center: [31.5 + 61.0, 11.5],
+            ..found_at([0.0, 0.0])
+        };
+        let e = erase_others(&p, &piece, nominal, &[beyond]);
+        for j in 6..18 {
+            let o = (j * PL + PL - 1) * 3;
+            assert_eq!(e.bgr[o..o + 3], e.empty_bgr[o..o + 3], "row {j}");
+            let o = (j * PL + PL / 2) * 3;
+            assert_eq!(e.bgr[o..o + 3], p.bgr[o..o + 3], "own row {j}");
+        }
     }
 
     #[test]
