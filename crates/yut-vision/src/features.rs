@@ -663,12 +663,12 @@ pub fn meeting_evidence(
     let others = others_than(found, i);
     let erased = erase_others(patch, s, nominal, &others);
     let faint = if s.shared {
-        in_widths(band_at(&erased, PL * 2 / 10, PL * 8 / 10, FAINT_LEVEL).1)
+        faint_band_in(&erased)
     } else {
         0.0
     };
     if crossing.contains(&true) {
-        let band = band_at(&erased, PL * 2 / 10, PL * 8 / 10, 0.5);
+        let band = band_in(&erased, HALF_CONTRAST);
         let reach = covered_columns(s, nominal, &others, CROSSING_CLEARANCE * nominal.1);
         let clear: [bool; PL] = std::array::from_fn(|k| !reach[k]);
         for (j, m) in misfits.iter_mut().enumerate() {
@@ -687,8 +687,12 @@ pub fn meeting_evidence(
 /// stick on its edge does), at a fifth 1 %. A stick on its edge is the
 /// stick's thickness wide (about half its width) even so.
 pub fn faint_band_width(patch: &Patch, s: &Found, nominal: (f64, f64), others: &[Found]) -> f32 {
-    let (_, (_, half)) = own_band_at(patch, s, nominal, others, FAINT_LEVEL);
-    in_widths(half)
+    faint_band_in(&erase_others(patch, s, nominal, others))
+}
+
+/// [`faint_band_width`] of a patch the others are already painted over in.
+fn faint_band_in(erased: &Patch) -> f32 {
+    in_widths(band_in(erased, FAINT_LEVEL).1)
 }
 
 /// A band's half width (patch rows) as a share of the taught width.
@@ -904,20 +908,19 @@ pub fn own_band(
     nominal: (f64, f64),
     others: &[Found],
 ) -> (Patch, (f32, f32)) {
-    own_band_at(patch, s, nominal, others, 0.5)
+    let erased = erase_others(patch, s, nominal, others);
+    let b = band_in(&erased, HALF_CONTRAST);
+    (erased, b)
 }
 
-/// [`own_band`] with its extent measured at `level` of its contrast.
-fn own_band_at(
-    patch: &Patch,
-    s: &Found,
-    nominal: (f64, f64),
-    others: &[Found],
-    level: f32,
-) -> (Patch, (f32, f32)) {
-    let erased = erase_others(patch, s, nominal, others);
-    let b = band_at(&erased, PL * 2 / 10, PL * 8 / 10, level);
-    (erased, b)
+/// The contrast level at which a stick's own band is measured ([`own_band`]).
+const HALF_CONTRAST: f32 = 0.5;
+
+/// The band of a patch the others are already painted over in
+/// ([`erase_others`]), its extent measured at `level` of its contrast over
+/// the stick's middle columns.
+fn band_in(erased: &Patch, level: f32) -> (f32, f32) {
+    band_at(erased, PL * 2 / 10, PL * 8 / 10, level)
 }
 
 /// How far from the stick's middle its mark reaches, as [`column_reach`]

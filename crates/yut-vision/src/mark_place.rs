@@ -11,14 +11,14 @@ use crate::features::{
 };
 use crate::measure::Measured;
 use crate::profile::{self, Taught};
-use crate::sticks::{covered_share, others_than, Found};
+use crate::sticks::{others_than, reaches_over, Found};
 
 /// The other sticks of a frame whose footprints reach over stick `i`'s (by
 /// index): where its mark place may be hidden, or another's edge pass for a
 /// mark.
 pub fn reaching_over(found: &[Found], i: usize) -> Vec<usize> {
     (0..found.len())
-        .filter(|&j| j != i && covered_share(&found[i], std::slice::from_ref(&found[j])) > 0.0)
+        .filter(|&j| j != i && reaches_over(&found[i], &found[j]))
         .collect()
 }
 

@@ -7,8 +7,8 @@ use crate::calibrate::{self, Calibration};
 use crate::features::{features, meeting_evidence, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use crate::mark_place::MarkRead;
 use crate::sticks::{
-    self, blobs_to_refind, bridge, count_look, covered_share, dark_foreground, faint_foreground,
-    find_off_mat, find_sticks, foreground, foreground_with_bar, others_than, to_lab, work_scale,
+    self, blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
+    find_sticks, foreground, foreground_with_bar, others_than, reaches_over, to_lab, work_scale,
     Found, Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
 };
 use crate::verdict;
@@ -74,10 +74,7 @@ impl Evidence {
     /// Stick `i` of a frame's `found` sticks, measured on its `patch`.
     pub fn of(patch: &Patch, nominal: (f64, f64), found: &[Found], i: usize) -> Evidence {
         let s = &found[i];
-        let crosses = |j: usize| {
-            covered_share(s, std::slice::from_ref(&found[j])) > 0.0
-                || covered_share(&found[j], std::slice::from_ref(s)) > 0.0
-        };
+        let crosses = |j: usize| reaches_over(s, &found[j]) || reaches_over(&found[j], s);
         let (faint_band, misfit_under) = meeting_evidence(patch, nominal, found, i, &crosses);
         Evidence {
             faint_band,

@@ -573,6 +573,11 @@ pub fn covered_share(s: &Found, others: &[Found]) -> f64 {
     covered as f64 / (ALONG * ACROSS) as f64
 }
 
+/// Whether `other`'s footprint reaches over any of `s`'s ([`covered_share`]).
+pub fn reaches_over(s: &Found, other: &Found) -> bool {
+    covered_share(s, std::slice::from_ref(other)) > 0.0
+}
+
 /// Expected stick size in pixels at an image point.
 pub type SizeAt<'a> = &'a dyn Fn([f64; 2]) -> (f64, f64);
 
