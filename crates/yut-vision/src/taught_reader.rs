@@ -22,8 +22,9 @@
 //!   fitted narrow gives "neither": a stick on its edge or leaning shows a
 //!   little of both faces, a stick half hidden something else again. Where
 //!   the stick reader witnesses sticks on their edge (`Taught::edge_witness`)
-//!   and clears a lone stick, the middle does not hold it
-//!   ([`TaughtReader::read_witnessed`]).
+//!   and clears a lone stick, neither the middle nor the taught faces' widths
+//!   hold it, only a fit no wider than a stick on its edge ([`EDGE_ON`],
+//!   [`TaughtReader::read_witnessed`]).
 //!
 //! Teaching decides whether a station reads with it (`teach::check_readable`).
 //! Pure: features in, probabilities out.
@@ -86,6 +87,15 @@ pub const NARROW: f32 = 0.72;
 /// little from its edge, about three quarters; the finder's width of a stick
 /// lying flat varies by a few hundredths.
 pub const WIDTH_SLACK: f32 = 0.15;
+
+/// A stick fitted narrower than this, against the width a stick lying flat
+/// shows there, shows no more than its thickness and a flank: on its edge
+/// or leaning, whatever a reader says (a D-section stick on its edge shows
+/// about half its width). The one width hold a lone stick the edge witness
+/// clears keeps ([`TaughtReader::read_witnessed`], ADR 0119): a hold that
+/// needs no learned model, at a station whose sticks on their edge the stick
+/// reader might not know.
+pub const EDGE_ON: f32 = 0.6;
 
 /// The least separation ([`TaughtReader::separation`]) at which the taught
 /// reader reads a station's faces: the middle of the axis lies this many
@@ -346,24 +356,27 @@ impl TaughtReader {
     /// [`TaughtReader::read`] of a stick's features and its width against a
     /// stick lying flat there (`Measured::width_lying_flat`).
     pub fn read_look(&self, f: &[f32; N_FEATURES], width: f32) -> [f64; 3] {
-        self.read_look_within(f, width, MIDDLE)
+        self.read_look_within(f, width, false)
     }
 
     /// [`TaughtReader::read`] at a station where the stick reader witnesses
     /// sticks on their edge (`Taught::edge_witness`), `witness` its "neither"
     /// for this stick. A lone stick it clears of standing on its edge or
-    /// leaning ("neither" under `NEITHER_MAX`) is not held for lying near the
-    /// middle of the axis ([`CLEARED_MIDDLE`]): the middle stands in for a
-    /// witness the taught reader lacks. Beside another stick, part of what the
-    /// taught reader sees is the other: the middle holds it still.
+    /// leaning ("neither" under `NEITHER_MAX`) is held neither for lying near
+    /// the middle of the axis ([`CLEARED_MIDDLE`], ADR 0114) nor for a fit or
+    /// band narrower than the taught sticks of its face, only for a fit no
+    /// wider than a stick on its edge ([`EDGE_ON`], ADR 0119): the middle and
+    /// the taught widths stand in for a witness the taught reader lacks.
+    /// Beside another stick, part of what the taught reader sees is the
+    /// other: every hold holds it still.
     pub fn read_witnessed(&self, m: &Measured, witness: f64) -> [f64; 3] {
-        let middle = middle_for(witness, m.found.shared);
-        self.read_look_within(&m.features, m.width_lying_flat(), middle)
+        let cleared = cleared_by(witness, m.found.shared);
+        self.read_look_within(&m.features, m.width_lying_flat(), cleared)
     }
 
-    /// [`TaughtReader::read_look`] with "neither" rising within `middle` of
-    /// the axis's middle.
-    fn read_look_within(&self, f: &[f32; N_FEATURES], width: f32, middle: f64) -> [f64; 3] {
+    /// [`TaughtReader::read_look`], or with `cleared` the holds of a lone
+    /// stick the edge witness clears ([`TaughtReader::read_witnessed`]).
+    fn read_look_within(&self, f: &[f32; N_FEATURES], width: f32, cleared: bool) -> [f64; 3] {
         let (along, off) = self.place(f);
         // Two equal-spread faces at ±1 with spread 1/separation along the
         // axis: the log odds of the flat face are 2·along·separation².
@@ -371,8 +384,13 @@ impl TaughtReader {
         // Narrower than a stick lying on the face it shows: on its edge or
         // leaning (a stick on its edge shows the round face's flank, and
         // reads as that face).
-        let (least_width, least_band) = self.least_width_and_band(front >= 0.5);
-        let narrow = width < least_width || least_band.is_some_and(|least| f[BAND_WIDTH] < least);
+        let narrow = if cleared {
+            width < EDGE_ON
+        } else {
+            let (least_width, least_band) = self.least_width_and_band(front >= 0.5);
+            width < least_width || least_band.is_some_and(|least| f[BAND_WIDTH] < least)
+        };
+        let middle = if cleared { CLEARED_MIDDLE } else { MIDDLE };
         let middle = smooth_step(middle + 0.25, middle, along.abs());
         let odd = smooth_step(OFF_AXIS, OFF_AXIS * 1.5, off);
         let neither = if narrow { 0.9 } else { middle.max(odd) };
@@ -384,15 +402,11 @@ impl TaughtReader {
     }
 }
 
-/// The middle of the axis within which "neither" rises for a stick the stick
-/// reader gives `witness` of "neither" at a station where it witnesses sticks
-/// on their edge ([`TaughtReader::read_witnessed`]).
-fn middle_for(witness: f64, shared: bool) -> f64 {
-    if witness < crate::verdict::NEITHER_MAX && !shared {
-        CLEARED_MIDDLE
-    } else {
-        MIDDLE
-    }
+/// Whether a stick the stick reader gives `witness` of "neither", at a
+/// station where it witnesses sticks on their edge, is cleared of standing on
+/// one ([`TaughtReader::read_witnessed`]): a lone stick, under `NEITHER_MAX`.
+fn cleared_by(witness: f64, shared: bool) -> bool {
+    witness < crate::verdict::NEITHER_MAX && !shared
 }
 
 /// The faces a referee's call settles, for the sticks of a throw the station
@@ -562,16 +576,35 @@ mod tests {
         let [_, _, n] = read(&r, &dim_flat);
         assert!(n > 0.5, "held: {n}");
         // The stick reader gives it no "neither": read flat.
-        let [f, _, n] = r.read_look_within(&dim_flat, 1.0, middle_for(0.01, false));
+        let [f, _, n] = r.read_look_within(&dim_flat, 1.0, cleared_by(0.01, false));
         assert!(f > 0.99 && n < 0.01, "{f} {n}");
         // The stick reader doubts, or the stick lies beside another: the
         // middle holds it.
-        assert_eq!(middle_for(0.5, false), MIDDLE);
-        assert_eq!(middle_for(0.01, true), MIDDLE);
+        assert!(!cleared_by(0.5, false));
+        assert!(!cleared_by(0.01, true));
         // The very middle holds a cleared stick too (and its face is unsure).
         let between = stick(5.0, 1.5);
-        let [f, b, n] = r.read_look_within(&between, 1.0, middle_for(0.01, false));
+        let [f, b, n] = r.read_look_within(&between, 1.0, cleared_by(0.01, false));
         assert!(n > 0.5 && f.max(b) < 0.5, "{f} {b} {n}");
+    }
+
+    #[test]
+    fn a_lone_stick_the_edge_witness_clears_is_held_only_as_narrow_as_a_stick_on_its_edge() {
+        let r = dark_round_set();
+        let round = stick(-20.0, 1.0);
+        // Fitted at 0.8 of a lying stick's width (a dark round face whose
+        // flanks the finder took for mat): held where the witness does not
+        // clear it, under the taught sticks' width less their slack.
+        let (least, _) = r.least_width_and_band(false);
+        assert!(0.8 < least, "{least}");
+        let [_, _, n] = r.read_look_within(&round, 0.8, false);
+        assert!(n > 0.5, "held: {n}");
+        // Cleared: read round.
+        let [_, b, n] = r.read_look_within(&round, 0.8, true);
+        assert!(b > 0.99 && n < 0.01, "{b} {n}");
+        // No wider than a stick on its edge: held, cleared or not.
+        let [_, _, n] = r.read_look_within(&round, EDGE_ON - 0.05, true);
+        assert!(n > 0.5, "held: {n}");
     }
 
     #[test]
