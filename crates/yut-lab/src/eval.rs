@@ -102,7 +102,8 @@ pub struct EvalArgs {
     /// A stand-in referee calls every referred throw (its truth), and stations
     /// that read with their own taught reader learn from the calls as a
     /// station does; the figures show how their referrals fall, throw by
-    /// throw.
+    /// throw, beside the same throws judged with only what the station was
+    /// taught, and the silent errors the calls introduced.
     #[arg(long)]
     pub(crate) learn: bool,
     /// With `--learn`: the share of referred throws the stand-in referee calls
@@ -159,8 +160,8 @@ pub(crate) struct EvalTally {
     /// Per family of looks (`--world`: the round face's finish).
     pub(crate) by_family: std::collections::BTreeMap<String, FamilyTally>,
     /// With `--learn`, at stations reading with their taught reader, per
-    /// [`LEARN_BIN`] throws of a station: clear throws, referred, silent.
-    pub(crate) learning: Vec<[usize; 3]>,
+    /// [`LEARN_BIN`] throws of a station.
+    pub(crate) learning: Vec<LearnBin>,
     /// Clear throws whose one flat face has another stick over its mark
     /// (`ThrowTruth::mark_covered`): called right, referred, called wrong.
     pub(crate) mark_covered: [usize; 3],
@@ -168,6 +169,22 @@ pub(crate) struct EvalTally {
 
 /// Throws of a station per bin of the learning figures (`--learn`).
 pub(crate) const LEARN_BIN: usize = 20;
+
+/// How one bin of a learning station's throws went (`--learn`): judged as the
+/// station judged them, having learned from the calls before, and as it would
+/// have judged them with only what it was taught (the same frames, measured
+/// sticks and taught reader before any call).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LearnBin {
+    pub(crate) clear: usize,
+    pub(crate) referred: usize,
+    pub(crate) silent: usize,
+    pub(crate) referred_untaught: usize,
+    pub(crate) silent_untaught: usize,
+    /// Called wrong having learned, where only what was taught referred the
+    /// throw or called it right: silent errors the calls introduced.
+    pub(crate) introduced: usize,
+}
 
 /// The stand-in referee's call on a referred throw: its truth, or with
 /// probability `wrong` (drawn from the look and the throw) another result.
@@ -289,24 +306,30 @@ impl EvalTally {
     }
 
     /// Count a throw judged at a learning station (`--learn`), by its place
-    /// in the station's throws.
+    /// in the station's throws: `v` as judged having learned from the calls
+    /// before it, `untaught` with only what the station was taught.
     pub(crate) fn add_learning(
         &mut self,
         k: usize,
         ambiguous: bool,
         v: &ThrowReading,
+        untaught: &ThrowReading,
         truth: ThrowResult,
     ) {
         let bin = k / LEARN_BIN;
         if self.learning.len() <= bin {
-            self.learning.resize(bin + 1, [0; 3]);
+            self.learning.resize(bin + 1, LearnBin::default());
         }
         let b = &mut self.learning[bin];
+        let wrong = |v: &ThrowReading| v.result.is_some_and(|r| r != truth);
         if !ambiguous {
-            b[0] += 1;
-            b[1] += usize::from(v.result.is_none());
+            b.clear += 1;
+            b.referred += usize::from(v.result.is_none());
+            b.referred_untaught += usize::from(untaught.result.is_none());
         }
-        b[2] += usize::from(v.result.is_some_and(|r| r != truth));
+        b.silent += usize::from(wrong(v));
+        b.silent_untaught += usize::from(wrong(untaught));
+        b.introduced += usize::from(wrong(v) && !wrong(untaught));
     }
 
     /// Count a station of a family that was set up.
@@ -381,16 +404,25 @@ impl EvalTally {
         }
         if !self.learning.is_empty() {
             println!(
-                "  learning from the referee (stations reading with their taught reader), by {LEARN_BIN} throws of each station: clear throws referred, silent errors:"
+                "  learning from the referee (stations reading with their taught reader), by {LEARN_BIN} throws of each station: clear throws referred, silent errors; the same throws judged with only what was taught:"
             );
-            for (i, [clear, referred, silent]) in self.learning.iter().enumerate() {
+            for (i, b) in self.learning.iter().enumerate() {
                 println!(
-                    "    throws {:4}–{:4}: {:6.2}% referred ({referred}/{clear}), {silent} silent",
+                    "    throws {:4}–{:4}: {:6.2}% referred ({}/{}), {} silent; only taught: {:6.2}% referred, {} silent",
                     i * LEARN_BIN + 1,
                     (i + 1) * LEARN_BIN,
-                    pct(*referred, *clear)
+                    pct(b.referred, b.clear),
+                    b.referred,
+                    b.clear,
+                    b.silent,
+                    pct(b.referred_untaught, b.clear),
+                    b.silent_untaught,
                 );
             }
+            let introduced: usize = self.learning.iter().map(|b| b.introduced).sum();
+            println!(
+                "    silent errors the calls introduced (called wrong having learned, referred or right with only what was taught): {introduced}"
+            );
         }
         if !self.by_family.is_empty() {
             println!(
@@ -491,6 +523,9 @@ pub fn run(a: EvalArgs) -> Result<()> {
         let det = station.detector;
         say_lowered_bar(&bar, seed, &det);
         let mut dump = dump::LookDump::new(seed, &det.calibration, station.set, station.more);
+        // What the station was taught, before any call (`--learn` judges each
+        // throw with it too).
+        let untaught = det.taught.taught_reader.clone();
         let mut st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
@@ -519,8 +554,16 @@ pub fn run(a: EvalArgs) -> Result<()> {
             if a.world {
                 tally.add_family(st.look.sticks.finish.name(), truth.result, ambiguous, &v);
             }
+            if a.learn && st.det.taught.taught_reader.is_some() {
+                // The same sticks read with only what the station was taught.
+                let learned = std::mem::replace(&mut st.det.taught.taught_reader, untaught.clone());
+                let probs = st.det.probs(&sticks)?;
+                let v_untaught =
+                    yut_vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
+                st.det.taught.taught_reader = learned;
+                tally.add_learning(k, ambiguous, &v, &v_untaught, truth.result);
+            }
             if let (true, Some(own)) = (a.learn, st.det.taught.taught_reader.as_mut()) {
-                tally.add_learning(k, ambiguous, &v, truth.result);
                 if v.result.is_none() {
                     let called = referee_call(truth.result, a.wrong_calls, seed, k);
                     yut_vision::taught_reader::learn_call(
@@ -731,5 +774,42 @@ mod tests {
         t.add_mark_covered(&truth, &v);
         assert_eq!((t.clear, t.ambiguous, t.ambiguous_referred), (0, 1, 1));
         assert_eq!(t.mark_covered, [0, 1, 0]);
+    }
+
+    #[test]
+    fn learning_counts_only_the_silent_errors_the_calls_introduced() {
+        use yut_rules::yut::ThrowResult::{Do, Gae, Geol};
+        let read = |result| ThrowReading {
+            result,
+            best_guess: result.unwrap_or(Gae),
+            confidence: 1.0,
+            reasons: vec![],
+            sticks: vec![],
+        };
+        let mut t = EvalTally::default();
+        // Throw 0, a clear 개: called wrong having learned, referred with only
+        // what was taught: introduced.
+        t.add_learning(0, false, &read(Some(Geol)), &read(None), Gae);
+        // Throw 1: wrong either way: not introduced.
+        t.add_learning(1, false, &read(Some(Do)), &read(Some(Do)), Gae);
+        // Throw 2: learning called what only taught referred, right.
+        t.add_learning(2, false, &read(Some(Gae)), &read(None), Gae);
+        // Throw 20, an ambiguous one, in the next bin: wrong having learned,
+        // right with only what was taught: introduced, and no clear throw.
+        t.add_learning(20, true, &read(Some(Do)), &read(Some(Gae)), Gae);
+        let first = LearnBin {
+            clear: 3,
+            referred: 0,
+            silent: 2,
+            referred_untaught: 2,
+            silent_untaught: 1,
+            introduced: 1,
+        };
+        let second = LearnBin {
+            silent: 1,
+            introduced: 1,
+            ..LearnBin::default()
+        };
+        assert_eq!(t.learning, vec![first, second]);
     }
 }
