@@ -29,7 +29,10 @@ fn main() -> Result<()> {
                 &pic("front")?,
                 &pic("back")?,
                 &pic("marked")?,
-                d.teach.colour_bar,
+                yut_vision::teach::Bars {
+                    colour: d.teach.colour_bar,
+                    dark_share: d.teach.dark_share,
+                },
                 d.teach.shadows_trimmed,
             )?)
         };

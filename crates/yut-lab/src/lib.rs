@@ -78,7 +78,7 @@ fn say(bar: &ProgressBar, line: String) {
 }
 
 /// Say so where teaching lowered a generated station's colour bar (ADR
-/// 0056), or set it to read with its own taught reader: those looks are the
+/// 0056) or raised its dark share (ADR 0120), or set it to read with its own taught reader: those looks are the
 /// ones to judge again when the bar or the reader changes.
 fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
     if det.taught.colour_bar < yut_vision::sticks::COLOUR_BAR {
@@ -87,6 +87,15 @@ fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
             format!(
                 "look {seed}: colour bar lowered to {}",
                 det.taught.colour_bar
+            ),
+        );
+    }
+    if det.taught.dark_share > yut_vision::sticks::DARK_SHARE {
+        say(
+            bar,
+            format!(
+                "look {seed}: dark share raised to {:.2}",
+                det.taught.dark_share
             ),
         );
     }

@@ -1037,7 +1037,11 @@ fn a_station_the_usual_colour_bar_cannot_teach_stays_refused() {
     // reader also read them well enough there, so teaching would have
     // accepted the station; round 30's does not, a second reason to refuse.)
     let lowered = (6..9).find_map(|bar| {
-        let set = yut_vision::teach_measure(&cal, &empty, &f, &b, &m, bar as f64, false).ok()?;
+        let bars = yut_vision::teach::Bars {
+            colour: bar as f64,
+            ..yut_vision::teach::Bars::USUAL
+        };
+        let set = yut_vision::teach_measure(&cal, &empty, &f, &b, &m, bars, false).ok()?;
         set.learn().ok()?;
         Some(bar)
     });

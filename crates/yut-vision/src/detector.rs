@@ -36,6 +36,7 @@ impl Detector {
         Ok(Detector {
             reference: Reference::new(&empty)?
                 .with_colour_bar(taught.colour_bar)
+                .with_dark_share(taught.dark_share)?
                 .with_shadows_trimmed(taught.shadows_trimmed)?,
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,

@@ -313,7 +313,11 @@ pub fn measure_placed(
         refit_split(
             frame,
             empty,
-            (colour_bar, reference.trimming_shadows()),
+            (
+                colour_bar,
+                reference.dark_share,
+                reference.trimming_shadows(),
+            ),
             &mut found,
             &size_at,
         )?;
@@ -379,12 +383,12 @@ fn without_pieces_beside(
 /// Place the sticks split out of each blob again on the full-resolution
 /// foreground around them ([`sticks::refit_full`]). Sticks of one blob share
 /// its area ratio and lie within two stick lengths of one another. The
-/// foreground there is made at the station's colour bar, its shadows left out
+/// foreground there is made at the station's colour bar and dark share, its shadows left out
 /// where it leaves them out.
 fn refit_split(
     frame: &Mat,
     empty: &Mat,
-    (colour_bar, trim_shadows): (f64, bool),
+    (colour_bar, dark_share, trim_shadows): (f64, f64, bool),
     found: &mut [Found],
     size_at: &dyn Fn([f64; 2]) -> (f64, f64),
 ) -> opencv::Result<()> {
@@ -430,6 +434,7 @@ fn refit_split(
                 &to_lab(&frame_crop)?,
                 &Reference::new(&empty_crop)?
                     .with_colour_bar(colour_bar)
+                    .with_dark_share(dark_share)?
                     .with_shadows_trimmed(trim_shadows)?,
             )?,
             wd,

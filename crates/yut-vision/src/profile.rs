@@ -92,6 +92,12 @@ pub struct Taught {
     /// before it was learned use the usual `sticks::COLOUR_BAR`.
     #[serde(default = "usual_colour_bar")]
     pub colour_bar: f64,
+    /// The share of the mat's lightness under which a pixel is darker than
+    /// a shadow at this station (`sticks::station_dark_share`, raised at
+    /// teaching where a dark face barely shows against a dark mat). Profiles
+    /// taught before it was learned use the usual `sticks::DARK_SHARE`.
+    #[serde(default = "usual_dark_share")]
+    pub dark_share: f64,
     /// The station leaves its sticks' shadows out when it looks for them
     /// (`sticks::SHADOW_RATIO`): teaching found them coloured, widening the
     /// sticks, and trimmed cleanly (`teach::trims_cleanly`). Profiles taught
@@ -126,6 +132,10 @@ fn trusted() -> bool {
 
 fn usual_colour_bar() -> f64 {
     super::sticks::COLOUR_BAR
+}
+
+fn usual_dark_share() -> f64 {
+    super::sticks::DARK_SHARE
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -364,6 +374,7 @@ mod tests {
             reader_reads_mark: true,
             edge_witness: false,
             colour_bar: crate::sticks::COLOUR_BAR,
+            dark_share: crate::sticks::DARK_SHARE,
             shadows_trimmed: false,
             readability: None,
             seen: None,

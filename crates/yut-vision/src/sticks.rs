@@ -28,7 +28,8 @@ pub struct Reference {
     pub ab_high: [Mat; 2],
     /// Lightness rise above which a pixel is brighter than the mat (16-bit).
     pub rise: Mat,
-    /// Lightness under which a pixel is darker than any shadow (16-bit).
+    /// Lightness under which a pixel is darker than any shadow (16-bit):
+    /// [`Reference::dark_share`] of the empty mat's.
     pub floor: Mat,
     /// The lower rise of the faint second look off the mat
     /// (`FAINT_RISE`, 16-bit; see [`find_off_mat`]).
@@ -41,6 +42,13 @@ pub struct Reference {
     /// The colour change over which a pixel is no longer the mat
     /// ([`COLOUR_BAR`], or the station's from teaching: [`station_colour_bar`]).
     pub colour_bar: f64,
+    /// The share of the empty mat's lightness under which a pixel is darker
+    /// than a shadow ([`DARK_SHARE`], or the station's from teaching:
+    /// [`station_dark_share`]).
+    pub dark_share: f64,
+    /// The empty picture's lightness, or where it changes sharply the least
+    /// around each pixel (8-bit): what [`Reference::floor`] is a share of.
+    darkest: Mat,
     /// The empty picture at the working scale (BGR), kept to leave out
     /// coloured shadows where the station does ([`Reference::trimming_shadows`]).
     empty_small: Mat,
@@ -108,6 +116,24 @@ pub const LOWEST_COLOUR_BAR: f64 = 6.0;
 /// specks were found there beside the four sticks (ADR 0081).
 pub const DARK_MIN_DROP: f64 = 6.0;
 
+/// The share of the empty mat's lightness under which a pixel is darker
+/// than any shadow and counts as a stick whatever its colour: shadows are left
+/// out on purpose (they would widen every stick and join neighbours).
+pub const DARK_SHARE: f64 = 0.55;
+
+/// The highest share a station raises [`DARK_SHARE`] to
+/// ([`station_dark_share`]): the dark third look off the mat's
+/// ([`DARK_LOOK`]), which takes in soft shadows.
+pub const HIGHEST_DARK_SHARE: f64 = DARK_LOOK;
+
+/// The step by which a station's dark share is raised.
+pub const DARK_SHARE_STEP: f64 = 0.05;
+
+/// How much more of the face that shows well a raised dark share may show
+/// than [`DARK_SHARE`] did: more is its sticks' shadows coming in, which would
+/// widen every stick of the station.
+pub const SHADOW_GROWTH: f64 = 1.05;
+
 /// What the teach pictures show at a colour bar ([`station_colour_bar`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shown {
@@ -156,6 +182,42 @@ pub fn station_colour_bar(
     Ok(bar)
 }
 
+/// The station's dark share: [`DARK_SHARE`], unless at the station's colour
+/// bar one face's teach picture (a face painted black on a dark grey mat:
+/// no colour to tell it by, and lighter than under a shadow) still shows
+/// under [`DARK_FACE_SHARE`] of what the other shows. Then raised a step at a
+/// time until it shows [`WHOLE_FACE_SHARE`] of that, up to
+/// [`HIGHEST_DARK_SHARE`], never to a share at which the other face shows
+/// over [`SHADOW_GROWTH`] of what it showed (its shadows) or the teach
+/// pictures show something apart from their sticks (`Shown::apart`).
+/// `shown(share)` measures the teach pictures at a share.
+pub fn station_dark_share(
+    mut shown: impl FnMut(f64) -> opencv::Result<Shown>,
+) -> opencv::Result<f64> {
+    let usual = shown(DARK_SHARE)?;
+    let weak_is_flat = usual.front < usual.back;
+    let weak_of = |s: &Shown| if weak_is_flat { s.front } else { s.back };
+    let strong_of = |s: &Shown| if weak_is_flat { s.back } else { s.front };
+    let strong = strong_of(&usual);
+    let mut weak = weak_of(&usual);
+    if weak >= DARK_FACE_SHARE * strong {
+        return Ok(DARK_SHARE);
+    }
+    // The share `steps` above the usual one, in hundredths (as profiles keep it).
+    let share_at =
+        |steps: u32| ((DARK_SHARE + f64::from(steps) * DARK_SHARE_STEP) * 100.0).round() / 100.0;
+    let mut steps = 0;
+    while weak < WHOLE_FACE_SHARE * strong && share_at(steps + 1) <= HIGHEST_DARK_SHARE {
+        let higher = shown(share_at(steps + 1))?;
+        if higher.apart > 0.0 || strong_of(&higher) > SHADOW_GROWTH * strong {
+            break;
+        }
+        steps += 1;
+        weak = weak_of(&higher);
+    }
+    Ok(share_at(steps))
+}
+
 /// The scale at which masks are made: large frames are halved (sticks stay
 /// several pixels wide, and it is four times less work).
 pub fn work_scale(width: i32) -> f64 {
@@ -183,6 +245,17 @@ fn to_small(m: &Mat) -> opencv::Result<Mat> {
         imgproc::blur_def(m, &mut s, Size::new(3, 3))?;
     }
     Ok(s)
+}
+
+/// The lightness (16-bit) under which a pixel is darker than `darkest` (the
+/// empty picture's, 8-bit): under `share` of it, and by at least
+/// [`DARK_MIN_DROP`].
+fn darker_than(darkest: &Mat, share: f64) -> opencv::Result<Mat> {
+    let (mut by_share, mut by_drop, mut out) = (Mat::default(), Mat::default(), Mat::default());
+    darkest.convert_to(&mut by_share, opencv::core::CV_16S, share, 0.0)?;
+    darkest.convert_to(&mut by_drop, opencv::core::CV_16S, 1.0, -DARK_MIN_DROP)?;
+    opencv::core::min(&by_share, &by_drop, &mut out)?;
+    Ok(out)
 }
 
 /// Where a frame (`frame_lab`, from [`to_lab`]) is darker than `below` in
@@ -266,15 +339,7 @@ impl Reference {
         let mut rise = Mat::default();
         lightest.convert_to(&mut rise, opencv::core::CV_16S, 1.06, 6.0)?;
         let darkest = range(0, false)?;
-        let darker_by = |share: f64| -> opencv::Result<Mat> {
-            let (mut by_share, mut by_drop, mut out) =
-                (Mat::default(), Mat::default(), Mat::default());
-            darkest.convert_to(&mut by_share, opencv::core::CV_16S, share, 0.0)?;
-            darkest.convert_to(&mut by_drop, opencv::core::CV_16S, 1.0, -DARK_MIN_DROP)?;
-            opencv::core::min(&by_share, &by_drop, &mut out)?;
-            Ok(out)
-        };
-        let floor = darker_by(0.55)?;
+        let floor = darker_than(&darkest, DARK_SHARE)?;
         let mut faint_rise = Mat::default();
         lightest.convert_to(
             &mut faint_rise,
@@ -282,7 +347,7 @@ impl Reference {
             1.0 + FAINT_RISE.0,
             FAINT_RISE.1,
         )?;
-        let dim = darker_by(DARK_LOOK)?;
+        let dim = darker_than(&darkest, DARK_LOOK)?;
         let (width, height) = (lab[0].cols(), lab[0].rows());
         Ok(Reference {
             ab_low: [range(1, false)?, range(2, false)?],
@@ -294,8 +359,20 @@ impl Reference {
             width,
             height,
             colour_bar: COLOUR_BAR,
+            dark_share: DARK_SHARE,
+            darkest,
             empty_small,
             shadow_below: None,
+        })
+    }
+
+    /// The same reference with another dark share (the station's):
+    /// [`Reference::floor`] made again.
+    pub fn with_dark_share(self, dark_share: f64) -> opencv::Result<Reference> {
+        Ok(Reference {
+            floor: darker_than(&self.darkest, dark_share)?,
+            dark_share,
+            ..self
         })
     }
 
@@ -2020,6 +2097,57 @@ mod tests {
             }))
         };
         assert_eq!(station_colour_bar(pale).unwrap(), 7.0);
+    }
+
+    #[test]
+    fn the_dark_share_is_raised_only_until_the_dark_faces_show_and_never_over_shadows() {
+        let shown = |(front, back): (f64, f64)| Shown {
+            front,
+            back,
+            apart: 0.0,
+        };
+        let at = |share: f64| (share * 100.0).round() as i32;
+        // Round faces painted black on a dark grey mat, by share (as world
+        // look 1 400 297's teach pictures measured, in pixels).
+        let black = |share: f64| {
+            Ok(shown(match at(share) {
+                55 => (2789.0, 1341.0),
+                60 => (2790.0, 1450.0),
+                65 => (2796.0, 1589.0),
+                70 => (2850.0, 1700.0),
+                75 => (2904.0, 1872.0),
+                _ => (3150.0, 2425.0),
+            }))
+        };
+        // At 0.8 the flat faces' shadows come in (over 5 % more of them).
+        assert_eq!(station_dark_share(black).unwrap(), 0.75);
+        // Faces that both show keep the usual share.
+        assert_eq!(
+            station_dark_share(|_| Ok(shown((1000.0, 750.0)))).unwrap(),
+            DARK_SHARE
+        );
+        // Never above the highest share, however little shows.
+        assert_eq!(
+            station_dark_share(|_| Ok(shown((1000.0, 100.0)))).unwrap(),
+            HIGHEST_DARK_SHARE
+        );
+        // Stopped where the dark faces show whole.
+        let whole = |share: f64| {
+            Ok(shown(match at(share) {
+                55 => (1000.0, 500.0),
+                60 => (1000.0, 960.0),
+                _ => (1000.0, 1000.0),
+            }))
+        };
+        assert_eq!(station_dark_share(whole).unwrap(), 0.6);
+        // Nor raised to where something shows apart from the sticks.
+        let noisy = |share: f64| {
+            Ok(Shown {
+                apart: if share > 0.62 { 9.0 } else { 0.0 },
+                ..shown((1000.0, 100.0))
+            })
+        };
+        assert_eq!(station_dark_share(noisy).unwrap(), 0.6);
     }
 
     fn stick(center: [f64; 2], angle_deg: f64) -> Found {

@@ -330,6 +330,12 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
             sticks::COLOUR_BAR
         ));
     }
+    if taught.dark_share > sticks::DARK_SHARE {
+        notes.push(
+            "one face of the sticks is dark and barely differs from the mat here: the station takes darker pixels for sticks than it usually does, and the sticks' shadows may join them more often; a lighter mat, or more light, lets it keep the usual bar"
+                .to_string(),
+        );
+    }
     if taught.shadows_trimmed {
         notes.push(
             "the sticks' shadows are coloured here (two lights of different colour, a window and a lamp): the station leaves them out when it looks for the sticks; light from one kind of lamp keeps it simpler"
@@ -413,7 +419,10 @@ pub struct Teaching {
 /// refused (stations taught only at a lowered bar made silent errors).
 /// Where its round faces (or its flat faces) barely differ from the mat
 /// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
-/// and that is kept if accepted too (ADR 0056, 0069). A round mat's tilt is
+/// and that is kept if accepted too (ADR 0056, 0069). Where a face still
+/// barely shows (a dark face on a dark mat, no colour to find it by), it is
+/// taught at a raised dark share ([`sticks::station_dark_share`], ADR 0120).
+/// A round mat's tilt is
 /// picked first, from the sticks' lengths ([`with_taught_tilt`]).
 ///
 /// More shots (the sticks moved and turned, shot again: `shots[1..]`) teach
@@ -429,11 +438,11 @@ pub fn teach(
         return Err(TeachError::NoShots);
     };
     let cal = &with_taught_tilt(cal, empty, [front, back, marked])?;
-    let at_trimmed = |bar: f64, trim: bool| -> Result<Teaching, TeachError> {
-        let set = teach_measure(cal, empty, front, back, marked, bar, trim)?;
+    let at_trimmed = |bars: Bars, trim: bool| -> Result<Teaching, TeachError> {
+        let set = teach_measure(cal, empty, front, back, marked, bars, trim)?;
         let more = shots[1..]
             .iter()
-            .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bar, trim))
+            .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bars, trim))
             .collect::<Result<Vec<_>, _>>()?;
         for s in std::iter::once(&set).chain(&more) {
             sticks_on_mat(s, &cal.mat)?;
@@ -456,8 +465,8 @@ pub fn teach(
     // read its taught sticks better. Every other station sees as before
     // (left out everywhere they trim, the generator's stations lost 27 of
     // 1,632 clear throws: ADR 0109).
-    let at = |bar: f64| -> Result<Teaching, TeachError> {
-        let kept = at_trimmed(bar, false)?;
+    let at = |bars: Bars| -> Result<Teaching, TeachError> {
+        let kept = at_trimmed(bars, false)?;
         let Some(models) = checked_by else {
             return Ok(kept);
         };
@@ -474,7 +483,7 @@ pub fn teach(
         if kept_reads >= FACES_LOOK_ALIKE {
             return Ok(kept);
         }
-        Ok(match at_trimmed(bar, true) {
+        Ok(match at_trimmed(bars, true) {
             Ok(trimmed)
                 if trims_cleanly(&kept.set, &trimmed.set)
                     && models_read(&trimmed)? > kept_reads =>
@@ -484,7 +493,7 @@ pub fn teach(
             _ => kept,
         })
     };
-    let usual = at(sticks::COLOUR_BAR)?;
+    let usual = at(Bars::USUAL)?;
     // Faces that barely differ from the mat, round or flat, lower the
     // station's colour bar (the same sticks, turned over in place, must show
     // about as much).
@@ -512,10 +521,12 @@ pub fn teach(
         Ok(opencv::core::count_non_zero(&out)? as f64)
     };
     let mut near: Option<(Mat, Mat)> = None;
-    let bar = sticks::station_colour_bar(|bar| {
-        let at = Reference::new(empty)?.with_colour_bar(bar);
+    let mut shown = |bars: Bars| -> opencv::Result<sticks::Shown> {
+        let at = Reference::new(empty)?
+            .with_colour_bar(bars.colour)
+            .with_dark_share(bars.dark_share)?;
         let (front_fg, back_fg) = (foreground(&front_lab, &at)?, foreground(&back_lab, &at)?);
-        let apart = if bar < sticks::COLOUR_BAR {
+        let apart = if bars != Bars::USUAL {
             if near.is_none() {
                 near = Some((near_of(&front_lab)?, near_of(&back_lab)?));
             }
@@ -531,11 +542,58 @@ pub fn teach(
             back: opencv::core::count_non_zero(&back_fg)? as f64,
             apart,
         })
+    };
+    let colour = sticks::station_colour_bar(|colour| {
+        shown(Bars {
+            colour,
+            ..Bars::USUAL
+        })
     })?;
-    if bar >= sticks::COLOUR_BAR {
-        return Ok(usual);
+    let kept = if colour < sticks::COLOUR_BAR {
+        at(Bars {
+            colour,
+            ..Bars::USUAL
+        })
+        .unwrap_or(usual)
+    } else {
+        usual
+    };
+    // A face dark where the mat is dark shows no colour to find it by:
+    // the station takes darker pixels than a shadow's for sticks at a
+    // raised share where the teach pictures allow it (ADR 0120).
+    let colour = kept.set.colour_bar;
+    let dark_share = sticks::station_dark_share(|dark_share| shown(Bars { colour, dark_share }))?;
+    // Taught at the highest share up to it that teaching accepts: at a raised
+    // share the readers may no longer tell the taught faces apart (look
+    // 1 400 297 at 0.75: its taught sticks read at 20 %).
+    let mut share = dark_share;
+    while share > sticks::DARK_SHARE {
+        if let Ok(t) = at(Bars {
+            colour,
+            dark_share: share,
+        }) {
+            return Ok(t);
+        }
+        share = ((share - sticks::DARK_SHARE_STEP) * 100.0).round() / 100.0;
     }
-    Ok(at(bar).unwrap_or(usual))
+    Ok(kept)
+}
+
+/// The bars at which a station's foreground takes a pixel for a stick: its
+/// colour bar ([`sticks::station_colour_bar`]) and its dark share
+/// ([`sticks::station_dark_share`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bars {
+    pub colour: f64,
+    pub dark_share: f64,
+}
+
+impl Bars {
+    /// The bars of a station whose faces both differ plainly from the mat.
+    pub const USUAL: Bars = Bars {
+        colour: sticks::COLOUR_BAR,
+        dark_share: sticks::DARK_SHARE,
+    };
 }
 
 /// Whether every stick of a taught set lies on the mat as calibrated (its
@@ -630,10 +688,19 @@ pub struct TeachSet {
     /// Found with their shadows left out (`Taught::shadows_trimmed`).
     #[serde(default)]
     pub shadows_trimmed: bool,
+    /// The station's dark share the sticks were found with
+    /// ([`sticks::station_dark_share`]); sets stored before it was learned
+    /// were found at the usual one.
+    #[serde(default = "usual_dark_share")]
+    pub dark_share: f64,
 }
 
 fn usual_colour_bar() -> f64 {
     sticks::COLOUR_BAR
+}
+
+fn usual_dark_share() -> f64 {
+    sticks::DARK_SHARE
 }
 
 impl TeachSet {
@@ -647,6 +714,7 @@ impl TeachSet {
         )?;
         Ok(Taught {
             colour_bar: self.colour_bar,
+            dark_share: self.dark_share,
             shadows_trimmed: self.shadows_trimmed,
             ..taught
         })
@@ -754,11 +822,12 @@ pub fn teach_measure(
     front: &Mat,
     back: &Mat,
     marked: &Mat,
-    colour_bar: f64,
+    bars: Bars,
     shadows_trimmed: bool,
 ) -> Result<TeachSet, TeachError> {
     let reference = Reference::new(empty)?
-        .with_colour_bar(colour_bar)
+        .with_colour_bar(bars.colour)
+        .with_dark_share(bars.dark_share)?
         .with_shadows_trimmed(shadows_trimmed)?;
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
@@ -806,8 +875,9 @@ pub fn teach_measure(
         front: feats("front", front)?,
         back: feats("back", back)?,
         marked: feats("marked", marked)?,
-        colour_bar,
+        colour_bar: bars.colour,
         shadows_trimmed,
+        dark_share: bars.dark_share,
     })
 }
 
@@ -941,6 +1011,7 @@ pub fn learn(
         reader_reads_mark: true,
         edge_witness: false,
         colour_bar: sticks::COLOUR_BAR,
+        dark_share: sticks::DARK_SHARE,
         shadows_trimmed: false,
         readability: None,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
@@ -1027,6 +1098,7 @@ mod tests {
             back: four(back, spread),
             marked: four(front, spread),
             colour_bar: sticks::COLOUR_BAR,
+            dark_share: sticks::DARK_SHARE,
             shadows_trimmed: trimmed,
         }
     }

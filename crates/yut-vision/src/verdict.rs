@@ -1588,6 +1588,7 @@ mod tests {
             reader_reads_mark: true,
             edge_witness: false,
             colour_bar: crate::sticks::COLOUR_BAR,
+            dark_share: crate::sticks::DARK_SHARE,
             shadows_trimmed: false,
             readability: None,
             seen: None,
