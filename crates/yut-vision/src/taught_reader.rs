@@ -24,7 +24,9 @@
 //!   the stick reader witnesses sticks on their edge (`Taught::edge_witness`)
 //!   and clears a lone stick, neither the middle nor the taught faces' widths
 //!   hold it, only a fit no wider than a stick on its edge ([`EDGE_ON`],
-//!   [`TaughtReader::read_witnessed`]).
+//!   [`TaughtReader::read_witnessed`]). A stick beside another must lie
+//!   near the axis by the taught sticks alone as well: what the referee's
+//!   calls teach may widen the spreads, not loosen that hold.
 //!
 //! Teaching decides whether a station reads with it (`teach::check_readable`).
 //! Pure: features in, probabilities out.
@@ -274,33 +276,13 @@ impl TaughtReader {
 
     fn stats(&self) -> Stats {
         let (front, back) = self.examples();
-        let (front, back): (Vec<[f32; N_OWN]>, Vec<[f32; N_OWN]>) = (
-            front.iter().map(|e| e.look).collect(),
-            back.iter().map(|e| e.look).collect(),
-        );
-        let mean = |v: &[[f32; N_OWN]], k: usize| {
-            v.iter().map(|f| f64::from(f[k])).sum::<f64>() / v.len().max(1) as f64
-        };
-        let mut s = Stats {
-            mid: [0.0; N_OWN],
-            half_gap: [0.0; N_OWN],
-            spread: [0.0; N_OWN],
-            weight: [0.0; N_OWN],
-        };
-        let n = (front.len() + back.len()).saturating_sub(2).max(1) as f64;
-        for k in 0..N_OWN {
-            let (mf, mb) = (mean(&front, k), mean(&back, k));
-            let ss = |v: &[[f32; N_OWN]], m: f64| {
-                v.iter().map(|f| (f64::from(f[k]) - m).powi(2)).sum::<f64>()
-            };
-            let pooled = ((ss(&front, mf) + ss(&back, mb)) / n).sqrt();
-            let gap = mf - mb;
-            s.mid[k] = (mf + mb) / 2.0;
-            s.half_gap[k] = gap / 2.0;
-            s.spread[k] = pooled.max(SPREAD_FLOOR * gap.abs()).max(SPREAD_MIN[k]);
-            s.weight[k] = (gap / s.spread[k]).powi(2);
-        }
-        s
+        stats_of(&front, &back)
+    }
+
+    /// Where a stick lies against the taught sticks alone
+    /// ([`TaughtReader::place`] without what the referee's calls taught).
+    fn place_as_taught(&self, f: &[f32; N_FEATURES]) -> (f64, f64) {
+        place_in(&stats_of(&self.front, &self.back), f)
     }
 
     /// How far apart the two faces lie: from either face's mean to the middle
@@ -313,26 +295,7 @@ impl TaughtReader {
     /// Where a stick lies: on the axis (−1 round face, +1 flat face) and off
     /// it (root mean square, in spreads).
     pub fn place(&self, f: &[f32; N_FEATURES]) -> (f64, f64) {
-        let s = self.stats();
-        let x = own(f);
-        let total: f64 = s.weight.iter().sum::<f64>().max(1e-12);
-        // Each feature's place between the two means, bounded, weighed by how
-        // well it separates them.
-        let along = (0..N_OWN)
-            .filter(|&k| s.half_gap[k] != 0.0)
-            .map(|k| {
-                let t = (f64::from(x[k]) - s.mid[k]) / s.half_gap[k];
-                s.weight[k] * t.clamp(-FEATURE_REACH, FEATURE_REACH)
-            })
-            .sum::<f64>()
-            / total;
-        let off2: f64 = (0..N_OWN)
-            .map(|k| {
-                let expected = s.mid[k] + along * s.half_gap[k];
-                ((f64::from(x[k]) - expected) / s.spread[k]).powi(2)
-            })
-            .sum();
-        (along, (off2 / N_OWN as f64).sqrt())
+        place_in(&self.stats(), f)
     }
 
     /// The flat face's probability from the stick's look alone, where it
@@ -350,13 +313,13 @@ impl TaughtReader {
     /// showing a narrower band across than the taught sticks of that face (a
     /// stick on its edge, fitted wide with its shadow beside it).
     pub fn read(&self, m: &Measured) -> [f64; 3] {
-        self.read_look(&m.features, m.width_lying_flat())
+        self.read_look_within(&m.features, m.width_lying_flat(), false, m.found.shared)
     }
 
     /// [`TaughtReader::read`] of a stick's features and its width against a
     /// stick lying flat there (`Measured::width_lying_flat`).
     pub fn read_look(&self, f: &[f32; N_FEATURES], width: f32) -> [f64; 3] {
-        self.read_look_within(f, width, false)
+        self.read_look_within(f, width, false, false)
     }
 
     /// [`TaughtReader::read`] at a station where the stick reader witnesses
@@ -371,13 +334,28 @@ impl TaughtReader {
     /// other: every hold holds it still.
     pub fn read_witnessed(&self, m: &Measured, witness: f64) -> [f64; 3] {
         let cleared = cleared_by(witness, m.found.shared);
-        self.read_look_within(&m.features, m.width_lying_flat(), cleared)
+        self.read_look_within(&m.features, m.width_lying_flat(), cleared, m.found.shared)
     }
 
     /// [`TaughtReader::read_look`], or with `cleared` the holds of a lone
     /// stick the edge witness clears ([`TaughtReader::read_witnessed`]).
-    fn read_look_within(&self, f: &[f32; N_FEATURES], width: f32, cleared: bool) -> [f64; 3] {
+    /// A stick `beside_another` must also look like a face against the
+    /// taught sticks alone: what the referee's calls taught widens how far a
+    /// lying stick's look may stray off the axis, and a stick leaning on
+    /// another strays there too (ADR 0121).
+    fn read_look_within(
+        &self,
+        f: &[f32; N_FEATURES],
+        width: f32,
+        cleared: bool,
+        beside_another: bool,
+    ) -> [f64; 3] {
         let (along, off) = self.place(f);
+        let off = if beside_another && !self.learned.is_empty() {
+            off.max(self.place_as_taught(f).1)
+        } else {
+            off
+        };
         // Two equal-spread faces at ±1 with spread 1/separation along the
         // axis: the log odds of the flat face are 2·along·separation².
         let front = self.front_by_look(f);
@@ -400,6 +378,60 @@ impl TaughtReader {
             neither,
         ]
     }
+}
+
+/// The statistics a reading uses, from the examples of each face.
+fn stats_of(front: &[Example], back: &[Example]) -> Stats {
+    let (front, back): (Vec<[f32; N_OWN]>, Vec<[f32; N_OWN]>) = (
+        front.iter().map(|e| e.look).collect(),
+        back.iter().map(|e| e.look).collect(),
+    );
+    let mean = |v: &[[f32; N_OWN]], k: usize| {
+        v.iter().map(|f| f64::from(f[k])).sum::<f64>() / v.len().max(1) as f64
+    };
+    let mut s = Stats {
+        mid: [0.0; N_OWN],
+        half_gap: [0.0; N_OWN],
+        spread: [0.0; N_OWN],
+        weight: [0.0; N_OWN],
+    };
+    let n = (front.len() + back.len()).saturating_sub(2).max(1) as f64;
+    for k in 0..N_OWN {
+        let (mf, mb) = (mean(&front, k), mean(&back, k));
+        let ss = |v: &[[f32; N_OWN]], m: f64| {
+            v.iter().map(|f| (f64::from(f[k]) - m).powi(2)).sum::<f64>()
+        };
+        let pooled = ((ss(&front, mf) + ss(&back, mb)) / n).sqrt();
+        let gap = mf - mb;
+        s.mid[k] = (mf + mb) / 2.0;
+        s.half_gap[k] = gap / 2.0;
+        s.spread[k] = pooled.max(SPREAD_FLOOR * gap.abs()).max(SPREAD_MIN[k]);
+        s.weight[k] = (gap / s.spread[k]).powi(2);
+    }
+    s
+}
+
+/// Where a stick lies under statistics `s` ([`TaughtReader::place`]).
+fn place_in(s: &Stats, f: &[f32; N_FEATURES]) -> (f64, f64) {
+    let x = own(f);
+    let total: f64 = s.weight.iter().sum::<f64>().max(1e-12);
+    // Each feature's place between the two means, bounded, weighed by how
+    // well it separates them.
+    let along = (0..N_OWN)
+        .filter(|&k| s.half_gap[k] != 0.0)
+        .map(|k| {
+            let t = (f64::from(x[k]) - s.mid[k]) / s.half_gap[k];
+            s.weight[k] * t.clamp(-FEATURE_REACH, FEATURE_REACH)
+        })
+        .sum::<f64>()
+        / total;
+    let off2: f64 = (0..N_OWN)
+        .map(|k| {
+            let expected = s.mid[k] + along * s.half_gap[k];
+            ((f64::from(x[k]) - expected) / s.spread[k]).powi(2)
+        })
+        .sum();
+    (along, (off2 / N_OWN as f64).sqrt())
 }
 
 /// Whether a stick the stick reader gives `witness` of "neither", at a
@@ -576,7 +608,7 @@ mod tests {
         let [_, _, n] = read(&r, &dim_flat);
         assert!(n > 0.5, "held: {n}");
         // The stick reader gives it no "neither": read flat.
-        let [f, _, n] = r.read_look_within(&dim_flat, 1.0, cleared_by(0.01, false));
+        let [f, _, n] = r.read_look_within(&dim_flat, 1.0, cleared_by(0.01, false), false);
         assert!(f > 0.99 && n < 0.01, "{f} {n}");
         // The stick reader doubts, or the stick lies beside another: the
         // middle holds it.
@@ -584,7 +616,7 @@ mod tests {
         assert!(!cleared_by(0.01, true));
         // The very middle holds a cleared stick too (and its face is unsure).
         let between = stick(5.0, 1.5);
-        let [f, b, n] = r.read_look_within(&between, 1.0, cleared_by(0.01, false));
+        let [f, b, n] = r.read_look_within(&between, 1.0, cleared_by(0.01, false), false);
         assert!(n > 0.5 && f.max(b) < 0.5, "{f} {b} {n}");
     }
 
@@ -597,14 +629,50 @@ mod tests {
         // clear it, under the taught sticks' width less their slack.
         let (least, _) = r.least_width_and_band(false);
         assert!(0.8 < least, "{least}");
-        let [_, _, n] = r.read_look_within(&round, 0.8, false);
+        let [_, _, n] = r.read_look_within(&round, 0.8, false, false);
         assert!(n > 0.5, "held: {n}");
         // Cleared: read round.
-        let [_, b, n] = r.read_look_within(&round, 0.8, true);
+        let [_, b, n] = r.read_look_within(&round, 0.8, true, false);
         assert!(b > 0.99 && n < 0.01, "{b} {n}");
         // No wider than a stick on its edge: held, cleared or not.
-        let [_, _, n] = r.read_look_within(&round, EDGE_ON - 0.05, true);
+        let [_, _, n] = r.read_look_within(&round, EDGE_ON - 0.05, true, false);
         assert!(n > 0.5, "held: {n}");
+    }
+
+    #[test]
+    fn a_stick_beside_another_must_look_like_a_face_by_the_taught_sticks_alone() {
+        let mut r = dark_round_set();
+        // A round face leaning on another: its colour strays off the axis
+        // (part of what is seen is the other stick).
+        let mut leaning = stick(-20.0, 1.0);
+        leaning[OWN + 2] = 25.0;
+        let (_, off) = r.place(&leaning);
+        assert!(off > OFF_AXIS * 1.5, "{off}");
+        // Round faces learned from the referee's calls whose colour varied
+        // widely across the mat widen the spread it is measured in.
+        for (i, b) in [-6.0, 6.0, -5.0, 5.0, -6.5, 6.5, -4.0, 4.0]
+            .iter()
+            .enumerate()
+        {
+            let mut f = stick(-20.0, 1.0);
+            f[OWN + 2] = *b;
+            learn(&mut r, &f, false, &format!("throw {i}")).unwrap();
+        }
+        let (_, off) = r.place(&leaning);
+        assert!(off < OFF_AXIS, "{off}");
+        // Lone, it reads round as what was learned allows.
+        let [_, b, n] = r.read_look_within(&leaning, 1.0, false, false);
+        assert!(b > 0.99 && n < 0.01, "{b} {n}");
+        // Beside another, the taught sticks alone still find it like
+        // neither face.
+        let [_, _, n] = r.read_look_within(&leaning, 1.0, false, true);
+        assert!(n > 0.9, "{n}");
+        // With nothing learned, beside another or not, the same reading.
+        r.forget_learned();
+        assert_eq!(
+            r.read_look_within(&leaning, 1.0, false, true),
+            r.read_look_within(&leaning, 1.0, false, false)
+        );
     }
 
     #[test]
