@@ -1289,6 +1289,50 @@ fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
     }
 }
 
+/// World look 1 400 270: round faces painted near black on a dark mat, no
+/// colour to find them by and lighter than under a shadow. At the usual dark
+/// share they showed as slivers and were held as leaning in 15 of 39 clear
+/// throws; teaching raises the station's share, and they show whole (ADR 0120).
+#[test]
+fn a_dark_face_on_a_dark_mat_raises_the_station_dark_share() {
+    use yut_lab::station::simulated_station;
+    use yut_vision::sticks::{foreground, to_lab, Reference, DARK_SHARE};
+    let look = Look::world(1_400_270, 1280, 720);
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
+    assert!(d.taught.dark_share > DARK_SHARE, "{}", d.taught.dark_share);
+    let notes = yut_vision::teach_notes(1.0, &d.taught, &d.calibration);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("one face of the sticks is dark")),
+        "{notes:?}"
+    );
+    // The round faces' teach picture shows more at the station's share;
+    // the flat faces' about as much (no shadows came in).
+    let empty = empty_of(&look);
+    let shown = |share: f64, which: &str| {
+        let at = Reference::new(&empty)
+            .unwrap()
+            .with_colour_bar(d.taught.colour_bar)
+            .with_dark_share(share)
+            .unwrap();
+        let lab = to_lab(&teach_picture(&look, which)).unwrap();
+        opencv::core::count_non_zero(&foreground(&lab, &at).unwrap()).unwrap() as f64
+    };
+    let share = d.taught.dark_share;
+    assert!(shown(share, "back") > 1.2 * shown(DARK_SHARE, "back"));
+    assert!(
+        shown(share, "front") <= yut_vision::sticks::SHADOW_GROWTH * shown(DARK_SHARE, "front")
+    );
+    // Throw 0 (two round faces, one touching another; referred as leaning
+    // at the usual share) is called.
+    let (scene, truth) = yut_sim::numbered_throw(&look, 0);
+    let img = yut_sim::render(&look, &scene).to_bgr_mat().unwrap();
+    let (sticks, probs) = d.read(&img).unwrap();
+    let v = yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs);
+    assert_eq!(v.result, Some(truth.result), "{v:?}");
+}
+
 /// At a station that reads its faces with its own taught reader, a stick on
 /// its edge shows the flank of its round face and the taught reader, which
 /// knows only sticks lying on a face, reads it round. The stick reader, sure it
