@@ -203,19 +203,28 @@ pub fn station_dark_share(
     if weak >= DARK_FACE_SHARE * strong {
         return Ok(DARK_SHARE);
     }
-    // The share `steps` above the usual one, in hundredths (as profiles keep it).
-    let share_at =
-        |steps: u32| ((DARK_SHARE + f64::from(steps) * DARK_SHARE_STEP) * 100.0).round() / 100.0;
     let mut steps = 0;
-    while weak < WHOLE_FACE_SHARE * strong && share_at(steps + 1) <= HIGHEST_DARK_SHARE {
-        let higher = shown(share_at(steps + 1))?;
+    while weak < WHOLE_FACE_SHARE * strong && dark_share_at(steps + 1) <= HIGHEST_DARK_SHARE {
+        let higher = shown(dark_share_at(steps + 1))?;
         if higher.apart > 0.0 || strong_of(&higher) > SHADOW_GROWTH * strong {
             break;
         }
         steps += 1;
         weak = weak_of(&higher);
     }
-    Ok(share_at(steps))
+    Ok(dark_share_at(steps))
+}
+
+/// The dark share `steps` of [`DARK_SHARE_STEP`] above [`DARK_SHARE`], in
+/// hundredths (as profiles keep it): the shares a station may be taught at.
+pub fn dark_share_at(steps: u32) -> f64 {
+    ((DARK_SHARE + f64::from(steps) * DARK_SHARE_STEP) * 100.0).round() / 100.0
+}
+
+/// How many steps of [`DARK_SHARE_STEP`] a dark share lies above
+/// [`DARK_SHARE`] ([`dark_share_at`] the other way).
+pub fn dark_share_steps(share: f64) -> u32 {
+    ((share - DARK_SHARE) / DARK_SHARE_STEP).round().max(0.0) as u32
 }
 
 /// The scale at which masks are made: large frames are halved (sticks stay
@@ -2054,11 +2063,6 @@ mod tests {
     fn the_colour_bar_is_lowered_only_until_the_faces_that_show_less_show() {
         // Foreground areas (flat-face, round-face picture) by bar, as look
         // 1004183's teach pictures measured (half-size pixels).
-        let shown = |(front, back): (f64, f64)| Shown {
-            front,
-            back,
-            apart: 0.0,
-        };
         let dark = |bar: f64| {
             Ok(shown(match bar as i32 {
                 9 => (1087.0, 646.0),
@@ -2101,22 +2105,17 @@ mod tests {
 
     #[test]
     fn the_dark_share_is_raised_only_until_the_dark_faces_show_and_never_over_shadows() {
-        let shown = |(front, back): (f64, f64)| Shown {
-            front,
-            back,
-            apart: 0.0,
-        };
-        let at = |share: f64| (share * 100.0).round() as i32;
+        assert_eq!(dark_share_steps(dark_share_at(4)), 4);
         // Round faces painted black on a dark grey mat, by share (as world
-        // look 1 400 297's teach pictures measured, in pixels).
+        // look 1 400 297's teach pictures measured, half-size pixels).
         let black = |share: f64| {
-            Ok(shown(match at(share) {
-                55 => (2789.0, 1341.0),
-                60 => (2790.0, 1450.0),
-                65 => (2796.0, 1589.0),
-                70 => (2850.0, 1700.0),
-                75 => (2904.0, 1872.0),
-                _ => (3150.0, 2425.0),
+            Ok(shown(match dark_share_steps(share) {
+                0 => (726.0, 261.0),
+                1 => (726.0, 321.0),
+                2 => (726.0, 364.0),
+                3 => (732.0, 402.0),
+                4 => (743.0, 435.0),
+                _ => (767.0, 477.0),
             }))
         };
         // At 0.8 the flat faces' shadows come in (over 5 % more of them).
@@ -2133,9 +2132,9 @@ mod tests {
         );
         // Stopped where the dark faces show whole.
         let whole = |share: f64| {
-            Ok(shown(match at(share) {
-                55 => (1000.0, 500.0),
-                60 => (1000.0, 960.0),
+            Ok(shown(match dark_share_steps(share) {
+                0 => (1000.0, 500.0),
+                1 => (1000.0, 960.0),
                 _ => (1000.0, 1000.0),
             }))
         };
@@ -2148,6 +2147,15 @@ mod tests {
             })
         };
         assert_eq!(station_dark_share(noisy).unwrap(), 0.6);
+    }
+
+    /// What two teach pictures show, nothing apart from their sticks.
+    fn shown((front, back): (f64, f64)) -> Shown {
+        Shown {
+            front,
+            back,
+            apart: 0.0,
+        }
     }
 
     fn stick(center: [f64; 2], angle_deg: f64) -> Found {

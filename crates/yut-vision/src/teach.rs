@@ -566,15 +566,11 @@ pub fn teach(
     // Taught at the highest share up to it that teaching accepts: at a raised
     // share the readers may no longer tell the taught faces apart (look
     // 1 400 297 at 0.75: its taught sticks read at 20 %).
-    let mut share = dark_share;
-    while share > sticks::DARK_SHARE {
-        if let Ok(t) = at(Bars {
-            colour,
-            dark_share: share,
-        }) {
+    for steps in (1..=sticks::dark_share_steps(dark_share)).rev() {
+        let dark_share = sticks::dark_share_at(steps);
+        if let Ok(t) = at(Bars { colour, dark_share }) {
             return Ok(t);
         }
-        share = ((share - sticks::DARK_SHARE_STEP) * 100.0).round() / 100.0;
     }
     Ok(kept)
 }
