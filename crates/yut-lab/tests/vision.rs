@@ -1333,6 +1333,26 @@ fn a_dark_face_on_a_dark_mat_raises_the_station_dark_share() {
     assert_eq!(v.result, Some(truth.result), "{v:?}");
 }
 
+/// A crew that teaches more shots, as a station reading with its own taught
+/// reader asks, is not refused for a shot the usual bars do not show whole.
+/// World look 1 400 297 (round faces painted near black on a dark mat): in
+/// one shot the usual bars show all four sticks, and at the raised dark share
+/// its own reader does not read its few taught sticks surely enough; its
+/// further shots' round faces show in part at the usual bars, and with them
+/// it is taught at the raised share (ADR 0122).
+#[test]
+fn further_shots_are_taught_at_the_station_own_bars() {
+    use yut_lab::station::simulated_station;
+    use yut_vision::sticks::DARK_SHARE;
+    let look = Look::world(1_400_297, 1280, 720);
+    let once = simulated_station(&look, model(), 1).unwrap().detector;
+    assert_eq!(once.taught.dark_share, DARK_SHARE);
+    let thrice = simulated_station(&look, model(), 3).unwrap();
+    assert_eq!(thrice.more.len(), 2);
+    assert!(thrice.detector.taught.dark_share > DARK_SHARE);
+    assert!(thrice.detector.taught.taught_reader.is_some());
+}
+
 /// At a station that reads its faces with its own taught reader, a stick on
 /// its edge shows the flank of its round face and the taught reader, which
 /// knows only sticks lying on a face, reads it round. The stick reader, sure it

@@ -415,11 +415,13 @@ pub struct Teaching {
 /// `checked_by` must read the taught sticks ([`check_readable`]); without
 /// it any set is learned (the taught-faces rule of training runs).
 ///
-/// Taught first at the usual colour bar: a station refused there stays
-/// refused (stations taught only at a lowered bar made silent errors).
-/// Where its round faces (or its flat faces) barely differ from the mat
-/// ([`sticks::station_colour_bar`]), it is taught again at the lowered bar,
-/// and that is kept if accepted too (ADR 0056, 0069). Where a face still
+/// Taught first at the usual colour bar: a station whose first shot is
+/// refused there stays refused (stations taught only at a lowered bar made
+/// silent errors; ADR 0056, 0122). Where its round faces (or its flat faces)
+/// barely differ from the mat ([`sticks::station_colour_bar`]), it is taught
+/// again at the lowered bar, and that is kept if accepted (ADR 0056, 0069);
+/// further shots the usual bar does not show whole are taught at the
+/// station's own bars alone (ADR 0122). Where a face still
 /// barely shows (a dark face on a dark mat, no colour to find it by), it is
 /// taught at a raised dark share ([`sticks::station_dark_share`], ADR 0120).
 /// A round mat's tilt is
@@ -438,26 +440,28 @@ pub fn teach(
         return Err(TeachError::NoShots);
     };
     let cal = &with_taught_tilt(cal, empty, [front, back, marked])?;
-    let at_trimmed = |bars: Bars, trim: bool| -> Result<Teaching, TeachError> {
-        let set = teach_measure(cal, empty, front, back, marked, bars, trim)?;
-        let more = shots[1..]
-            .iter()
-            .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bars, trim))
-            .collect::<Result<Vec<_>, _>>()?;
-        for s in std::iter::once(&set).chain(&more) {
-            sticks_on_mat(s, &cal.mat)?;
-        }
-        let mut taught = set.learn()?;
-        if let Some(c) = checked_by {
-            check_readable(c, &mut taught, &set, &more)?;
-        }
-        Ok(Teaching {
-            set,
-            more,
-            taught,
-            calibration: cal.clone(),
-        })
-    };
+    let at_trimmed_of =
+        |shots: &[[&Mat; 3]], bars: Bars, trim: bool| -> Result<Teaching, TeachError> {
+            let set = teach_measure(cal, empty, front, back, marked, bars, trim)?;
+            let more = shots[1..]
+                .iter()
+                .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bars, trim))
+                .collect::<Result<Vec<_>, _>>()?;
+            for s in std::iter::once(&set).chain(&more) {
+                sticks_on_mat(s, &cal.mat)?;
+            }
+            let mut taught = set.learn()?;
+            if let Some(c) = checked_by {
+                check_readable(c, &mut taught, &set, &more)?;
+            }
+            Ok(Teaching {
+                set,
+                more,
+                taught,
+                calibration: cal.clone(),
+            })
+        };
+    let at_trimmed = |bars: Bars, trim: bool| at_trimmed_of(shots, bars, trim);
     // Where the sticks' shadows are coloured (two lights of different
     // colour) they widen the sticks, and the models may not read them: a
     // station whose taught sticks the models read under `FACES_LOOK_ALIKE`
@@ -493,7 +497,22 @@ pub fn teach(
             _ => kept,
         })
     };
-    let usual = at(Bars::USUAL)?;
+    // A station the usual bars cannot teach stays refused (ADR 0056, 0122):
+    // asked of its first shot. Further shots, the sticks moved round the
+    // mat, may show a face only in part at the usual bars (a dark round face
+    // moved where the mat is darker), and need the station's own bars below
+    // as the first shot may.
+    let (usual, length_cm) = match at(Bars::USUAL) {
+        Ok(t) => {
+            let length_cm = t.set.length_cm;
+            (Ok(t), length_cm)
+        }
+        Err(e) if shots.len() > 1 => {
+            let first = at_trimmed_of(&shots[..1], Bars::USUAL, false)?;
+            (Err(e), first.set.length_cm)
+        }
+        Err(e) => return Err(e),
+    };
     // Faces that barely differ from the mat, round or flat, lower the
     // station's colour bar (the same sticks, turned over in place, must show
     // about as much).
@@ -501,7 +520,7 @@ pub fn teach(
     // Within a stick's length of what the pictures show at the usual bar:
     // the sticks, and parts of them the lowered bar brings out. Made only
     // where the bar is lowered (most stations keep the usual one).
-    let reach = usual.set.length_cm * cal.px_per_cm_at_centre() * work_scale(empty.cols());
+    let reach = length_cm * cal.px_per_cm_at_centre() * work_scale(empty.cols());
     let near_of = |lab: &Mat| -> opencv::Result<Mat> {
         let k = ((2.0 * reach).round() as i32).max(3) | 1;
         let disc = opencv::imgproc::get_structuring_element_def(
@@ -554,14 +573,14 @@ pub fn teach(
             colour,
             ..Bars::USUAL
         })
-        .unwrap_or(usual)
+        .or(usual)
     } else {
         usual
     };
     // A face dark where the mat is dark shows no colour to find it by:
     // the station takes darker pixels than a shadow's for sticks at a
     // raised share where the teach pictures allow it (ADR 0120).
-    let colour = kept.set.colour_bar;
+    let colour = kept.as_ref().map_or(colour, |t| t.set.colour_bar);
     let dark_share = sticks::station_dark_share(|dark_share| shown(Bars { colour, dark_share }))?;
     // Taught at the highest share up to it that teaching accepts: at a raised
     // share the readers may no longer tell the taught faces apart (look
@@ -572,7 +591,7 @@ pub fn teach(
             return Ok(t);
         }
     }
-    Ok(kept)
+    kept
 }
 
 /// The bars at which a station's foreground takes a pixel for a stick: its
