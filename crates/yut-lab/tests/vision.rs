@@ -1507,4 +1507,25 @@ fn teaching_takes_more_shots() {
         own.front.len() + own.back.len()
     };
     assert_eq!(taught(&twice), 2 * taught(&once));
+    // A shot whose round-face picture shows no sticks is named, so that the
+    // crew knows which pictures to take again.
+    let refused = yut_vision::teach(
+        &cal,
+        &empty,
+        &[[&one[0], &one[1], &one[2]], [&two[0], &empty, &two[2]]],
+        Some(&model),
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        matches!(&refused, yut_vision::TeachError::InShot { shot: 2, shots: 2, error }
+            if matches!(**error, yut_vision::TeachError::StickCount("back", 0))),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .starts_with("shot 2 of 2: the back picture shows 0 sticks"),
+        "{refused}"
+    );
 }

@@ -386,6 +386,30 @@ pub enum TeachError {
     OffMat(&'static str),
     #[error("image processing failed: {0}")]
     OpenCv(String),
+    /// What went wrong in one of the further shots (the first is shot 1),
+    /// so that the crew knows which pictures to take again.
+    #[error("shot {shot} of {shots}: {error}")]
+    InShot {
+        shot: usize,
+        shots: usize,
+        error: Box<TeachError>,
+    },
+}
+
+impl TeachError {
+    /// This error, said of shot `shot` (from 1) of `shots` where there is
+    /// more than one.
+    fn in_shot(self, shot: usize, shots: usize) -> TeachError {
+        if shots > 1 {
+            TeachError::InShot {
+                shot,
+                shots,
+                error: Box::new(self),
+            }
+        } else {
+            self
+        }
+    }
 }
 
 impl From<opencv::Error> for TeachError {
@@ -440,15 +464,22 @@ pub fn teach(
         return Err(TeachError::NoShots);
     };
     let cal = &with_taught_tilt(cal, empty, [front, back, marked])?;
+    // Teaching from the first `taken` shots; with several shots given, what
+    // goes wrong in one picture names its shot.
+    let n = shots.len();
     let at_trimmed_of =
-        |shots: &[[&Mat; 3]], bars: Bars, trim: bool| -> Result<Teaching, TeachError> {
-            let set = teach_measure(cal, empty, front, back, marked, bars, trim)?;
-            let more = shots[1..]
+        |taken: &[[&Mat; 3]], bars: Bars, trim: bool| -> Result<Teaching, TeachError> {
+            let set = teach_measure(cal, empty, front, back, marked, bars, trim)
+                .map_err(|e| e.in_shot(1, n))?;
+            let more = taken[1..]
                 .iter()
-                .map(|&[f, b, m]| teach_measure(cal, empty, f, b, m, bars, trim))
+                .enumerate()
+                .map(|(k, &[f, b, m])| {
+                    teach_measure(cal, empty, f, b, m, bars, trim).map_err(|e| e.in_shot(k + 2, n))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
-            for s in std::iter::once(&set).chain(&more) {
-                sticks_on_mat(s, &cal.mat)?;
+            for (k, s) in std::iter::once(&set).chain(&more).enumerate() {
+                sticks_on_mat(s, &cal.mat).map_err(|e| e.in_shot(k + 1, n))?;
             }
             let mut taught = set.learn()?;
             if let Some(c) = checked_by {
