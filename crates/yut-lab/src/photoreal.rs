@@ -100,6 +100,8 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
     let mut tally = EvalTally::default();
     let (mut faces_right, mut faces_total, mut found_total) = (0, 0, 0);
     let bar = ProgressBar::new(truth_text.lines().count() as u64);
+    // The slowest frame judged (ms, picture), so it can be timed again alone.
+    let mut slowest: Option<(f64, String)> = None;
     for line in truth_text.lines().filter(|l| !l.trim().is_empty()) {
         let t: PhotoTruth = serde_json::from_str(line)?;
         let frame = read_image(&dir.join(&t.image))?;
@@ -107,6 +109,9 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         let v = det.detect(&frame)?;
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         let ok = tally.add(t.result, t.ambiguous, &v, ms);
+        if slowest.as_ref().is_none_or(|(worst, _)| ms > *worst) {
+            slowest = Some((ms, t.image.clone()));
+        }
         // Per-stick faces, matched by nearest centre.
         for ts in &t.sticks {
             if ts.face == "ambiguous" {
@@ -161,6 +166,9 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
         dir.display()
     ));
     println!("  sticks found (within 30 px): {found_total}/{faces_total}; faces read right: {faces_right}/{faces_total}");
+    if let Some((ms, image)) = slowest {
+        println!("  slowest frame: {image}, {ms:.1} ms");
+    }
     Ok(())
 }
 
