@@ -386,8 +386,8 @@ pub enum TeachError {
     OffMat(&'static str),
     #[error("image processing failed: {0}")]
     OpenCv(String),
-    /// What went wrong in one of the further shots (the first is shot 1),
-    /// so that the crew knows which pictures to take again.
+    /// What went wrong in one shot's pictures where several shots were given
+    /// (the first is shot 1), so that the crew knows which to take again.
     #[error("shot {shot} of {shots}: {error}")]
     InShot {
         shot: usize,
