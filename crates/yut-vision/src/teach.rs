@@ -538,7 +538,7 @@ pub fn teach(
             let length_cm = t.set.length_cm;
             (Ok(t), length_cm)
         }
-        Err(e) if shots.len() > 1 => {
+        Err(e) if n > 1 => {
             let first = at_trimmed_of(&shots[..1], Bars::USUAL, false)?;
             (Err(e), first.set.length_cm)
         }
