@@ -5,7 +5,7 @@
 //!
 //! Not pure: it renders, may write dumps, and prints the report.
 
-use crate::station::simulated_station;
+use crate::station::set_up_station;
 use crate::{dump, load_classifier, say, say_lowered_bar, to_mat, InputError};
 use anyhow::Result;
 use clap::Args;
@@ -17,7 +17,7 @@ use yut_sim::{self, Finish, Look, HELD_OUT_LOOK_BASE};
 use yut_vision::features::N_APPEAR;
 use yut_vision::files::DEFAULT_MODEL;
 use yut_vision::settle::{self, SettleEvent, Tracker};
-use yut_vision::{self, Detector, ThrowReading};
+use yut_vision::{self, ThrowReading};
 
 #[derive(Args)]
 pub struct EvalArgs {
@@ -140,10 +140,6 @@ fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
 }
 
 /// A generated station: its look, calibration and taught detector.
-struct SimStation {
-    look: Look,
-    det: Detector,
-}
 
 #[derive(Default)]
 pub(crate) struct EvalTally {
@@ -509,7 +505,8 @@ pub fn run(a: EvalArgs) -> Result<()> {
         if failed_looks.len() > a.looks * 4 + 10 {
             break;
         }
-        let station = match simulated_station(&look, load_classifier(&a.model)?, a.teach_shots) {
+        let renderer = yut_sim::Renderer::new(&look);
+        let station = match set_up_station(&renderer, load_classifier(&a.model)?, a.teach_shots) {
             Ok(s) => s,
             Err(e) => {
                 say(&bar, format!("look {seed}: {e:#}"));
@@ -520,28 +517,26 @@ pub fn run(a: EvalArgs) -> Result<()> {
                 continue;
             }
         };
-        let det = station.detector;
+        let mut det = station.detector;
         say_lowered_bar(&bar, seed, &det);
         let mut dump = dump::LookDump::new(seed, &det.calibration, station.set, station.more);
         // What the station was taught, before any call (`--learn` judges each
         // throw with it too).
         let untaught = det.taught.taught_reader.clone();
-        let mut st = SimStation { look, det };
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
-            let (scene, truth) = yut_sim::numbered_throw(&st.look, k as u64);
-            let img = to_mat(&yut_sim::render(&st.look, &scene))?;
+            let (scene, truth) = yut_sim::numbered_throw(&look, k as u64);
+            let img = to_mat(&renderer.render(&scene))?;
             let t = Instant::now();
             let (sticks, probs) = if a.true_placement {
-                let sticks = st
-                    .det
-                    .measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
-                let probs = st.det.probs(&sticks)?;
+                let sticks =
+                    det.measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
+                let probs = det.probs(&sticks)?;
                 (sticks, probs)
             } else {
-                st.det.read(&img)?
+                det.read(&img)?
             };
-            let v = yut_vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
+            let v = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             if slowest.is_none_or(|(worst, ..)| ms > worst) {
                 slowest = Some((ms, seed, k));
@@ -552,18 +547,17 @@ pub fn run(a: EvalArgs) -> Result<()> {
             let ok = tally.add_case(Some(truth.case), truth.result, ambiguous, &v, ms);
             tally.add_mark_covered(&truth, &v);
             if a.world {
-                tally.add_family(st.look.sticks.finish.name(), truth.result, ambiguous, &v);
+                tally.add_family(look.sticks.finish.name(), truth.result, ambiguous, &v);
             }
-            if a.learn && st.det.taught.taught_reader.is_some() {
+            if a.learn && det.taught.taught_reader.is_some() {
                 // The same sticks read with only what the station was taught.
-                let learned = std::mem::replace(&mut st.det.taught.taught_reader, untaught.clone());
-                let probs = st.det.probs(&sticks)?;
-                let v_untaught =
-                    yut_vision::judge(&st.det.calibration, &st.det.taught, &sticks, &probs);
-                st.det.taught.taught_reader = learned;
+                let learned = std::mem::replace(&mut det.taught.taught_reader, untaught.clone());
+                let probs = det.probs(&sticks)?;
+                let v_untaught = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
+                det.taught.taught_reader = learned;
                 tally.add_learning(k, ambiguous, &v, &v_untaught, truth.result);
             }
-            if let (true, Some(own)) = (a.learn, st.det.taught.taught_reader.as_mut()) {
+            if let (true, Some(own)) = (a.learn, det.taught.taught_reader.as_mut()) {
                 if v.result.is_none() {
                     let called = referee_call(truth.result, a.wrong_calls, seed, k);
                     yut_vision::taught_reader::learn_call(
@@ -598,22 +592,22 @@ pub fn run(a: EvalArgs) -> Result<()> {
             dump.write(dir)?;
         }
         if a.world {
-            tally.count_family_look(st.look.sticks.finish.name());
+            tally.count_family_look(look.sticks.finish.name());
         }
         if stations <= a.sequences {
-            let seq = yut_sim::throw_sequence(&st.look, seed, 2, 30, 12);
-            let empty_mat = settle::empty_mat(&st.det.empty)?;
-            let mut tracker = Tracker::new(st.det.settle_config());
+            let seq = yut_sim::throw_sequence(&look, seed, 2, 30, 12);
+            let empty_mat = settle::empty_mat(&det.empty)?;
+            let mut tracker = Tracker::new(det.settle_config());
             let mut prev: Option<settle::Small> = None;
             watch_calls.1 += seq.throws.len();
             for fr in &seq.frames {
-                let img = to_mat(&yut_sim::render(&st.look, &fr.scene))?;
+                let img = to_mat(&renderer.render(&fr.scene))?;
                 let small = settle::small_grey(&img)?;
                 let stats = settle::frame_stats(fr.t_ms, &small, prev.as_ref(), &empty_mat)?;
                 prev = Some(small);
                 if let Some(SettleEvent::Judge { .. }) = tracker.update(stats) {
                     let t = Instant::now();
-                    let _ = st.det.detect(&img)?;
+                    let _ = det.detect(&img)?;
                     let ms = t.elapsed().as_secs_f64() * 1000.0;
                     watch_calls.0 += 1;
                     if !matches!(fr.phase, yut_sim::FramePhase::Still { .. }) {

@@ -4,7 +4,7 @@
 //! tests all start from here.
 
 use opencv::core::Mat;
-use yut_sim::{Look, Scene};
+use yut_sim::{Look, Renderer, Scene};
 use yut_vision::calibrate::{calibrate, MatSpec};
 use yut_vision::classify::Classifier;
 use yut_vision::Detector;
@@ -33,12 +33,24 @@ pub fn simulated_station(
     classifier: Classifier,
     shots: u64,
 ) -> anyhow::Result<SimulatedStation> {
-    let empty = render(look, &yut_sim::empty_scene(look))?;
+    set_up_station(&Renderer::new(look), classifier, shots)
+}
+
+/// [`simulated_station`] with the look's renderer, which the caller goes on
+/// rendering the look's throws with.
+pub fn set_up_station(
+    renderer: &Renderer,
+    classifier: Classifier,
+    shots: u64,
+) -> anyhow::Result<SimulatedStation> {
+    let look = renderer.look();
+    let bgr = |scene: &Scene| -> anyhow::Result<Mat> { Ok(renderer.render(scene).to_bgr_mat()?) };
+    let empty = bgr(&yut_sim::empty_scene(look))?;
     let spec: MatSpec = look.mat_arg().parse().map_err(anyhow::Error::msg)?;
     let cal = calibrate(&empty, spec).map_err(|e| anyhow::anyhow!("calibrate: {e}"))?;
     let shot_pictures = (0..shots.max(1))
         .map(|shot| {
-            let teach = |w: &str| render(look, &yut_sim::teach_scene_shot(look, w, shot));
+            let teach = |w: &str| bgr(&yut_sim::teach_scene_shot(look, w, shot));
             Ok([teach("front")?, teach("back")?, teach("marked")?])
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -13,7 +13,7 @@ use yut_sim::{self, Look, HELD_OUT_LOOK_BASE};
 use yut_vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
 use yut_vision::files::DEFAULT_MODEL;
 
-use crate::station::simulated_station;
+use crate::station::set_up_station;
 use crate::{dump, say, say_lowered_bar, to_mat};
 
 #[derive(Args)]
@@ -194,7 +194,8 @@ pub fn run(a: TrainArgs) -> Result<()> {
                 continue;
             }
             let look = Look::random(seed, a.width, a.height);
-            let station = match simulated_station(&look, Classifier::taught_rule(), 1) {
+            let renderer = yut_sim::Renderer::new(&look);
+            let station = match set_up_station(&renderer, Classifier::taught_rule(), 1) {
                 Ok(s) => s,
                 Err(e) => {
                     say(&bar, format!("look {seed} skipped: {e:#}"));
@@ -216,7 +217,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
                 };
                 let (scene, truth) =
                     yut_sim::throw_scene(&look, a.seed ^ (k as u64 * 104_729 + 7), case);
-                let img = to_mat(&yut_sim::render(&look, &scene))?;
+                let img = to_mat(&renderer.render(&scene))?;
                 let sticks = det.measure(&img)?;
                 let t = dump::ThrowDump { truth, sticks };
                 add_look(li - a.first_look, &det.taught, &t);

@@ -121,6 +121,22 @@ impl Camera {
         Some([self.cx + self.f * xn * s, self.cy + self.f * yn * s])
     }
 
+    /// [`Camera::project`] where the lens model is one to one: `None` also
+    /// beyond the radius where barrel distortion folds back (`1 + 3·k1·r² ≤ 0`),
+    /// past which a farther point lands nearer the centre of the picture.
+    pub fn project_unfolded(&self, p: [f64; 3]) -> Option<[f64; 2]> {
+        let d = [p[0] - self.pos[0], p[1] - self.pos[1], p[2] - self.pos[2]];
+        let zc = dot(self.rot[2], d);
+        if zc <= 1e-9 {
+            return None;
+        }
+        let (xn, yn) = (dot(self.rot[0], d) / zc, dot(self.rot[1], d) / zc);
+        if 1.0 + 3.0 * self.k1 * (xn * xn + yn * yn) <= 0.0 {
+            return None;
+        }
+        self.project(p)
+    }
+
     /// Pixel to the world direction of its ray (undistorting first).
     pub fn ray(&self, px: [f64; 2]) -> [f64; 3] {
         let xd = (px[0] - self.cx) / self.f;

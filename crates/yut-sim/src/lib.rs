@@ -24,7 +24,7 @@ mod sheet;
 
 pub use camera::Camera;
 pub use look::{Finish, FloorKind, Light, Look, MarkKind, MatKind, MatShape, StickLook};
-pub use render::{render, RgbImage};
+pub use render::{render, Renderer, RgbImage};
 pub use scene::{
     empty_scene, numbered_throw, teach_scene, teach_scene_shot, teach_scene_touching, throw_scene,
     Hand, HardCase, Scene, StickPose, StickTruth, ThrowTruth, TruthFace, TruthPlacement,

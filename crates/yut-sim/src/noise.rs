@@ -12,8 +12,36 @@ pub fn hash64(mut x: u64) -> u64 {
 
 /// Hash of a lattice point to [0, 1).
 pub fn lattice(seed: u64, ix: i64, iy: i64) -> f64 {
-    let h = hash64(seed ^ hash64((ix as u64).wrapping_mul(0x1f1f_1f1f) ^ hash64(iy as u64)));
-    (h >> 11) as f64 / (1u64 << 53) as f64
+    LatticeRow::new(seed, iy).at(ix)
+}
+
+/// The lattice along one row: its row's hash taken once (the sensor noise
+/// hashes every sample of a picture along one row).
+#[derive(Clone, Copy)]
+pub struct LatticeRow {
+    seed: u64,
+    row: u64,
+}
+
+impl LatticeRow {
+    pub fn new(seed: u64, iy: i64) -> LatticeRow {
+        LatticeRow {
+            seed,
+            row: hash64(iy as u64),
+        }
+    }
+
+    /// `white(seed, ix, iy)`.
+    pub fn white(self, ix: i64) -> f64 {
+        self.at(ix) - 0.5
+    }
+
+    /// `lattice(seed, ix, iy)`.
+    pub fn at(self, ix: i64) -> f64 {
+        let h = hash64(self.seed ^ hash64((ix as u64).wrapping_mul(0x1f1f_1f1f) ^ self.row));
+        // Under 2^53, so a signed conversion (one instruction) is exact.
+        (h >> 11) as i64 as f64 / (1u64 << 53) as f64
+    }
 }
 
 fn smooth(t: f64) -> f64 {
@@ -41,5 +69,5 @@ pub fn fbm(seed: u64, x: f64, y: f64) -> f64 {
 
 /// Per-pixel white noise in [-0.5, 0.5).
 pub fn white(seed: u64, x: i64, y: i64) -> f64 {
-    lattice(seed, x, y) - 0.5
+    LatticeRow::new(seed, y).white(x)
 }
