@@ -126,7 +126,7 @@ def read(net, data, idx, bs=512):
     with torch.no_grad():
         for i in range(0, len(idx), bs):
             b = idx[i:i + bs]
-            x = torch.from_numpy(assemble(data, b))
+            x = torch.from_numpy(assemble(data, b)).contiguous(memory_format=torch.channels_last)
             g = torch.from_numpy(data["geo"][b])[:, :, None, None]
             # One way along, as the station reads (vision::reader::Reader::read).
             p, m = net(x, g)
@@ -189,6 +189,9 @@ def main():
     if init is not None:
         net.load_state_dict(init)
         print(f"starting from {a.init} (width {width})")
+    # Channels last: the CPU's convolutions and their gradients run about 1.4
+    # times faster in that layout (the same arithmetic, other kernels; ADR 0123).
+    net = net.to(memory_format=torch.channels_last)
     bs = 128
     steps = a.epochs * ((len(labelled) + bs - 1) // bs)
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
@@ -202,7 +205,7 @@ def main():
         total = 0.0
         for i in range(0, len(order), bs):
             b = np.sort(order[i:i + bs])
-            x = torch.from_numpy(augment(assemble(data, b), rng))
+            x = torch.from_numpy(augment(assemble(data, b), rng)).contiguous(memory_format=torch.channels_last)
             g = torch.from_numpy(data["geo"][b])
             y = torch.from_numpy(data["label"][b])
             faces, mark = net.logits(x, g)
@@ -223,6 +226,8 @@ def main():
             figures("eval", ev, idx, read(net, ev, idx))
         sys.stdout.flush()
     net.eval()
+    # Exported in the usual layout, as OpenCV reads it.
+    net = net.to(memory_format=torch.contiguous_format)
     torch.onnx.export(
         net,
         (torch.zeros(1, CHANNELS, PW, PL), torch.zeros(1, N_GEO, 1, 1)),
