@@ -334,8 +334,8 @@ impl PixelBox {
 /// look. Those were most of a picture's rendering time, and a look's pictures
 /// (teaching, throws, sequences) are rendered by the dozen. A scene renders
 /// byte for byte as `render` alone renders it.
-pub struct Renderer<'a> {
-    look: &'a Look,
+pub struct Renderer {
+    look: Look,
     /// Per pixel, row by row: its ray.
     rays: Vec<[f64; 3]>,
     /// The mat's or the floor's colour where the ray meets the floor.
@@ -360,8 +360,8 @@ fn ground_and_gradient(look: &Look, ray: [f64; 3]) -> ([f64; 2], f64) {
     (ground, grad)
 }
 
-impl<'a> Renderer<'a> {
-    pub fn new(look: &'a Look) -> Renderer<'a> {
+impl Renderer {
+    pub fn new(look: &Look) -> Renderer {
         let cam = &look.camera;
         let (w, h) = (cam.width as usize, cam.height as usize);
         let mut rays = Vec::with_capacity(w * h);
@@ -403,7 +403,7 @@ impl<'a> Renderer<'a> {
             }
         }
         Renderer {
-            look,
+            look: look.clone(),
             rays,
             albedo,
             unshaded,
@@ -412,8 +412,8 @@ impl<'a> Renderer<'a> {
     }
 
     /// The look this renderer renders.
-    pub fn look(&self) -> &'a Look {
-        self.look
+    pub fn look(&self) -> &Look {
+        &self.look
     }
 
     /// A scene of this renderer's look.
@@ -425,7 +425,7 @@ impl<'a> Renderer<'a> {
     /// can be seen and shade the mat (`boxed`), or everywhere (the same
     /// picture, slower: what the boxes are checked against).
     fn render_boxed(&self, scene: &Scene, boxed: bool) -> RgbImage {
-        let look = self.look;
+        let look = &self.look;
         let cam = &look.camera;
         let (w, h) = (cam.width as usize, cam.height as usize);
         let s = &look.sticks;
