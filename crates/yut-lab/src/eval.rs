@@ -139,8 +139,6 @@ fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
     })
 }
 
-/// A generated station: its look, calibration and taught detector.
-
 #[derive(Default)]
 pub(crate) struct EvalTally {
     pub(crate) clear: usize,
