@@ -108,33 +108,34 @@ impl Camera {
         )
     }
 
-    /// World point to pixel (with distortion); `None` behind the camera.
-    pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
+    /// A world point's undistorted image coordinates (in focal units from
+    /// the principal point); `None` behind the camera.
+    fn normalized(&self, p: [f64; 3]) -> Option<(f64, f64)> {
         let d = [p[0] - self.pos[0], p[1] - self.pos[1], p[2] - self.pos[2]];
         let zc = dot(self.rot[2], d);
         if zc <= 1e-9 {
             return None;
         }
-        let xn = dot(self.rot[0], d) / zc;
-        let yn = dot(self.rot[1], d) / zc;
+        Some((dot(self.rot[0], d) / zc, dot(self.rot[1], d) / zc))
+    }
+
+    /// Undistorted image coordinates to a pixel, through the lens.
+    fn distorted(&self, (xn, yn): (f64, f64)) -> [f64; 2] {
         let s = 1.0 + self.k1 * (xn * xn + yn * yn);
-        Some([self.cx + self.f * xn * s, self.cy + self.f * yn * s])
+        [self.cx + self.f * xn * s, self.cy + self.f * yn * s]
+    }
+
+    /// World point to pixel (with distortion); `None` behind the camera.
+    pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
+        self.normalized(p).map(|n| self.distorted(n))
     }
 
     /// [`Camera::project`] where the lens model is one to one: `None` also
     /// beyond the radius where barrel distortion folds back (`1 + 3·k1·r² ≤ 0`),
     /// past which a farther point lands nearer the centre of the picture.
     pub fn project_unfolded(&self, p: [f64; 3]) -> Option<[f64; 2]> {
-        let d = [p[0] - self.pos[0], p[1] - self.pos[1], p[2] - self.pos[2]];
-        let zc = dot(self.rot[2], d);
-        if zc <= 1e-9 {
-            return None;
-        }
-        let (xn, yn) = (dot(self.rot[0], d) / zc, dot(self.rot[1], d) / zc);
-        if 1.0 + 3.0 * self.k1 * (xn * xn + yn * yn) <= 0.0 {
-            return None;
-        }
-        self.project(p)
+        let (xn, yn) = self.normalized(p)?;
+        (1.0 + 3.0 * self.k1 * (xn * xn + yn * yn) > 0.0).then(|| self.distorted((xn, yn)))
     }
 
     /// Pixel to the world direction of its ray (undistorting first).

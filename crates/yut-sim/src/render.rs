@@ -172,6 +172,28 @@ struct Prepared<'a> {
     roll_cos: f64,
 }
 
+impl Prepared<'_> {
+    /// The height at which a pixel's ray is first tried against the stick:
+    /// a ray that misses it there misses the stick (its box of pixels is
+    /// drawn at this height too).
+    fn first_trial_height(&self) -> f64 {
+        self.pose.z + self.top * 0.6
+    }
+
+    /// The height the stick's shadow is cast from.
+    fn shadow_height(&self) -> f64 {
+        self.first_trial_height() + self.hl * self.pitch_sin
+    }
+
+    /// The middle of its section across, and half its width.
+    fn across(&self) -> (f64, f64) {
+        (
+            (self.sec.vmin + self.sec.vmax) / 2.0,
+            (self.sec.vmax - self.sec.vmin) / 2.0,
+        )
+    }
+}
+
 fn mat_albedo(look: &Look, p: [f64; 2]) -> [f64; 3] {
     let t = look.mat_texture;
     let seed = look.seed;
@@ -465,7 +487,7 @@ impl Renderer {
                     axis(st),
                     st.hl,
                     (st.sec.vmin, st.sec.vmax),
-                    st.pose.z + st.top * 0.6,
+                    st.first_trial_height(),
                 )
             })
             .collect();
@@ -477,10 +499,9 @@ impl Renderer {
                     if !boxed {
                         return PixelBox::EVERYWHERE;
                     }
-                    let hs = st.pose.z + st.top * 0.6 + st.hl * st.pitch_sin;
+                    let hs = st.shadow_height();
                     let reach = l.softness.max(0.1) / 2.0;
-                    let hw = (st.sec.vmax - st.sec.vmin) / 2.0;
-                    let vc = (st.sec.vmin + st.sec.vmax) / 2.0;
+                    let (vc, hw) = st.across();
                     let center = [
                         st.pose.center[0] - l.dir[0] / l.dir[2] * hs,
                         st.pose.center[1] - l.dir[1] / l.dir[2] * hs,
@@ -543,7 +564,7 @@ impl Renderer {
                             continue;
                         }
                         let p = st.pose;
-                        let mut hgt = p.z + st.top * 0.6;
+                        let mut hgt = st.first_trial_height();
                         let mut hit = None;
                         for _ in 0..2 {
                             let q = cam.hit_plane(ray, hgt);
@@ -563,8 +584,7 @@ impl Renderer {
                             let roundness = (1.0 - st.roll_cos) / 2.0;
                             let shrink = (1.0 - 0.25 * tt * tt) * (1.0 - roundness)
                                 + ((1.0 - tt * tt).max(0.0).sqrt() * 0.7 + 0.3) * roundness;
-                            let vc = (st.sec.vmin + st.sec.vmax) / 2.0;
-                            let hw = (st.sec.vmax - st.sec.vmin) / 2.0;
+                            let (vc, hw) = st.across();
                             if (v - vc).abs() > hw * shrink {
                                 hit = None;
                                 break;
@@ -653,7 +673,7 @@ impl Renderer {
                         let mut lit = 1.0;
                         for st in &prepared {
                             let p = st.pose;
-                            let hs = p.z + st.top * 0.6 + st.hl * st.pitch_sin;
+                            let hs = st.shadow_height();
                             let q = [
                                 ground[0] + l.dir[0] / l.dir[2] * hs,
                                 ground[1] + l.dir[1] / l.dir[2] * hs,
@@ -661,8 +681,7 @@ impl Renderer {
                             let d = [q[0] - p.center[0], q[1] - p.center[1]];
                             let (c, sn) = (st.yaw_cos, st.yaw_sin);
                             let (u, v) = (d[0] * c + d[1] * sn, -d[0] * sn + d[1] * c);
-                            let hw = (st.sec.vmax - st.sec.vmin) / 2.0;
-                            let vc = (st.sec.vmin + st.sec.vmax) / 2.0;
+                            let (vc, hw) = st.across();
                             let dist = (u.abs() - st.hl).max((v - vc).abs() - hw);
                             let soft = l.softness.max(0.1);
                             lit *= 1.0 - 0.92 * smoothstep(soft / 2.0, -soft / 2.0, dist);
