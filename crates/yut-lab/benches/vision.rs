@@ -7,6 +7,7 @@
 //! `cargo bench --bench vision` (the default model must be in `models/`), on a
 //! quiet machine. OpenCV works on one thread, as the station does. Criterion
 //! times all 16 frames per iteration; its throughput line is frames per second.
+//! A second group judges the slowest frame found on the wider world's looks.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opencv::core::Mat;
@@ -155,5 +156,26 @@ fn judge_stages(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, judge_stages);
+/// The slowest world frame found (`eval --world --look-offset 300184`,
+/// throw 11: a pile of sticks to split and refit, on a look from the wider
+/// world), judged whole.
+fn judge_world_frame(c: &mut Criterion) {
+    opencv::core::set_num_threads(1).unwrap();
+    let look = Look::world(HELD_OUT_LOOK_BASE + 300_184, 1280, 720);
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../models/stick-appearance.yml"
+    );
+    let classifier = Classifier::load(model).expect("the default model ships in models/");
+    let d = yut_lab::station::simulated_detector(&look, classifier).expect("the look teaches");
+    let frame = render(&look, &yut_sim::numbered_throw(&look, 11).0);
+    let mut group = c.benchmark_group("judge_world_frame_1280x720");
+    group.sample_size(30);
+    group.bench_function("look_1300184_throw_11", |b| {
+        b.iter(|| black_box(d.detect(&frame).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, judge_stages, judge_world_frame);
 criterion_main!(benches);

@@ -1168,6 +1168,122 @@ pub fn found_twice(found: &[Found]) -> bool {
 /// A fitted stick in crop pixels: centre, unit direction, width.
 type Placed = ([f64; 2], [f64; 2], f64);
 
+/// Sums over every axis-aligned window of a picture, for the greedy fit's
+/// template search: each pixel counts its value less a half (covered
+/// foreground rewards, covered background costs), nothing past the
+/// picture's edge. One summed-area table answers both window sizes the fit
+/// tries, where two box filters and two searches for their maxima passed
+/// over the picture four times. The sums are taken in `f64` and rounded to
+/// `f32` as a box filter of an `f32` picture rounds its `f64` running sums,
+/// and ties go to the first window in row order as OpenCV's `minMaxLoc`
+/// gives them, so the fit places its sticks where it did.
+struct WindowSums {
+    cols: usize,
+    rows: usize,
+    /// Columns of zeros the table holds left of the picture (and right of
+    /// it, repeating its last column), so a window as wide as this that
+    /// hangs over either edge reads the table without clamping.
+    pad: usize,
+    /// `rows + 1` rows of `cols + 1 + 2 · pad`: the sum of the pixels above
+    /// and left of each corner.
+    table: Vec<f64>,
+}
+
+impl WindowSums {
+    /// The table of `picture` (single-channel `f32`) less a half per pixel,
+    /// for windows up to `widest` pixels wide.
+    fn centred(picture: &Mat, widest: usize) -> opencv::Result<WindowSums> {
+        let (cols, rows) = (picture.cols() as usize, picture.rows() as usize);
+        let px = picture.data_typed::<f32>()?;
+        let pad = widest;
+        let stride = cols + 1 + 2 * pad;
+        let mut table = vec![0.0f64; stride * (rows + 1)];
+        // Down the columns first, every column at once; then along the rows,
+        // four rows at once, so no one running sum holds the next back.
+        for y in 0..rows {
+            let (above, here) = table[y * stride..(y + 2) * stride].split_at_mut(stride);
+            let (above, here) = (&above[pad + 1..][..cols], &mut here[pad + 1..][..cols]);
+            for ((t, &a), &v) in here.iter_mut().zip(above).zip(&px[y * cols..][..cols]) {
+                // As `convertTo(.., 1.0, -0.5)` makes it: rounded to `f32`.
+                *t = a + (v - 0.5) as f64;
+            }
+        }
+        for y0 in (1..=rows).step_by(4) {
+            let n = (rows + 1 - y0).min(4);
+            let mut acc = [0.0f64; 4];
+            for x in pad + 1..pad + 1 + cols {
+                for (j, a) in acc.iter_mut().enumerate().take(n) {
+                    let t = &mut table[(y0 + j) * stride + x];
+                    *a += *t;
+                    *t = *a;
+                }
+            }
+            for (j, a) in acc.iter().enumerate().take(n) {
+                table[(y0 + j) * stride + pad + 1 + cols..][..pad].fill(*a);
+            }
+        }
+        Ok(WindowSums {
+            cols,
+            rows,
+            pad,
+            table,
+        })
+    }
+
+    /// The greatest sum of a `kw × kh` window (`kw` at most the table's
+    /// widest) and where it lies: each window is named by the pixel at
+    /// `(kw / 2, kh / 2)` inside it, as OpenCV's box filter anchors a kernel
+    /// at its centre, and may hang over the picture's edge.
+    fn best(&self, kw: usize, kh: usize) -> (f64, [usize; 2]) {
+        assert!(kw <= self.pad, "a window wider than the table was made for");
+        let (cols, stride) = (self.cols, self.cols + 1 + 2 * self.pad);
+        let (ax, ay) = (kw / 2, kh / 2);
+        // Window x spans table columns [x − ax, x − ax + kw) of the picture,
+        // at `pad` more in the padded table.
+        let (lo, hi) = (self.pad - ax, self.pad - ax + kw);
+        let mut row = vec![0.0f32; cols];
+        let mut best = (f32::MIN, [0, 0]);
+        for y in 0..self.rows {
+            let y0 = y.saturating_sub(ay);
+            let y1 = (y + kh - ay).min(self.rows);
+            let top = &self.table[y0 * stride..][..stride];
+            let bottom = &self.table[y1 * stride..][..stride];
+            for (((out, &br), &bl), (&tr, &tl)) in row
+                .iter_mut()
+                .zip(&bottom[hi..hi + cols])
+                .zip(&bottom[lo..lo + cols])
+                .zip(top[hi..hi + cols].iter().zip(&top[lo..lo + cols]))
+            {
+                *out = (br - bl - tr + tl) as f32;
+            }
+            let row_max = greatest(&row);
+            if row_max > best.0 {
+                let x = row.iter().position(|&v| v == row_max).unwrap_or(0);
+                best = (row_max, [x, y]);
+            }
+        }
+        (best.0 as f64, best.1)
+    }
+}
+
+/// The greatest of `values` (`f32::MIN` for none), eight lanes at a time so
+/// the compiler keeps them in vector registers: one running maximum would
+/// wait on itself at every value.
+fn greatest(values: &[f32]) -> f32 {
+    let mut lanes = [f32::MIN; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (m, &v) in lanes.iter_mut().zip(chunk) {
+            *m = if v > *m { v } else { *m };
+        }
+    }
+    lanes
+        .iter()
+        .chain(rest)
+        .fold(f32::MIN, |m, &v| if v > m { v } else { m })
+}
+
 /// Greedy rotated-template fit of up to `k` sticks (plus one more if much is left
 /// unexplained and `grow`) to one blob. Returns centres, directions and widths
 /// (crop pixels).
@@ -1179,9 +1295,17 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64, grow: bool) -> opencv::Resul
     let mut out = Vec::new();
     let mut explained = 0.0;
     let mut target = k;
-    // Score of the best placement of a stick at one angle on a weight map
-    // scaled by `sc`: (score, centre, direction, width) in crop pixels.
-    let place = |wmap: &Mat, sc: f64, ang: f64| -> opencv::Result<(f64, [f64; 2], [f64; 2], f64)> {
+    // The stick's template at scale `sc`: its length and the two widths
+    // tried (a stick flat, one on its edge), in pixels.
+    let windows = |sc: f64| {
+        let along = (l * sc).round() as usize;
+        [(1.0, wd), (0.55, wd * 0.55)]
+            .map(|(wk, wpx)| (wk, along, ((wpx * sc).round() as usize).max(2)))
+    };
+    // A weight map turned by `ang` degrees about its centre into a square
+    // that holds it at any angle, summed for the template's windows, with
+    // the turn.
+    let turned = |wmap: &Mat, sc: f64, ang: f64| -> opencv::Result<(WindowSums, Mat)> {
         let (mw, mh) = (wmap.cols(), wmap.rows());
         let dg = ((mw * mw + mh * mh) as f64).sqrt().ceil() as i32 + 2;
         let mut rot = imgproc::get_rotation_matrix_2d(
@@ -1202,37 +1326,27 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64, grow: bool) -> opencv::Resul
             Scalar::all(0.0),
         )?;
         // Reward covered foreground, penalise covered background.
-        let mut centred = Mat::default();
-        r.convert_to(&mut centred, CV_32F, 1.0, -0.5)?;
+        let widest = windows(sc)
+            .iter()
+            .map(|&(_, a, w)| a.max(w))
+            .max()
+            .unwrap_or(1);
+        Ok((WindowSums::centred(&r, widest)?, rot))
+    };
+    // Score of the best placement of a stick at one angle on a weight map
+    // scaled by `sc`: (score, centre, direction, width) in crop pixels.
+    let place = |wmap: &Mat, sc: f64, ang: f64| -> opencv::Result<(f64, [f64; 2], [f64; 2], f64)> {
+        let (sums, rot) = turned(wmap, sc, ang)?;
         let mut best = (f64::MIN, [0.0; 2], [1.0, 0.0], wd);
-        for (wk, wpx) in [(1.0, wd), (0.55, wd * 0.55)] {
-            let mut score = Mat::default();
-            imgproc::box_filter(
-                &centred,
-                &mut score,
-                CV_32F,
-                Size::new((l * sc).round() as i32, ((wpx * sc).round() as i32).max(2)),
-                Point::new(-1, -1),
-                false,
-                BORDER_CONSTANT,
-            )?;
-            let mut maxv = 0.0;
-            let mut maxl = Point::default();
-            opencv::core::min_max_loc(
-                &score,
-                None,
-                Some(&mut maxv),
-                None,
-                Some(&mut maxl),
-                &opencv::core::no_array(),
-            )?;
+        for (wk, along, across) in windows(sc) {
+            let (maxv, maxl) = sums.best(along, across);
             let maxv = maxv / (sc * sc);
             if maxv > best.0 {
                 let m = |r: i32, c: i32| -> opencv::Result<f64> { rot.at_2d::<f64>(r, c).copied() };
                 let (a, b, c, d) = (m(0, 0)?, m(0, 1)?, m(1, 0)?, m(1, 1)?);
                 let (tx, ty) = (m(0, 2)?, m(1, 2)?);
                 let det = a * d - b * c;
-                let (u, v) = (maxl.x as f64 - tx, maxl.y as f64 - ty);
+                let (u, v) = (maxl[0] as f64 - tx, maxl[1] as f64 - ty);
                 let cx = (d * u - b * v) / det / sc;
                 let cy = (-c * u + a * v) / det / sc;
                 let (dx, dy) = (d / det, -c / det);
@@ -1253,12 +1367,27 @@ fn fit_rects(blob: &Mat, k: usize, l: f64, wd: f64, grow: bool) -> opencv::Resul
             0.5,
             imgproc::INTER_AREA,
         )?;
+        // A stick turned a further 90° is the template on its side: the map
+        // turned by an angle under 90° answers that angle and the one 90°
+        // on, with the windows' sides swapped, for half the turns (the
+        // coarse look wants only each angle's best score; the two differ
+        // from a map turned 90° more only by how the turn rounds its
+        // sub-pixel steps).
+        let sc = 0.5;
+        let mut scores = [f64::MIN; 30];
+        for step in 0..15 {
+            let (sums, _) = turned(&half, sc, step as f64 * 6.0)?;
+            for (_, along, across) in windows(sc) {
+                let flat = sums.best(along, across).0 / (sc * sc);
+                let on_side = sums.best(across, along).0 / (sc * sc);
+                scores[step] = scores[step].max(flat);
+                scores[step + 15] = scores[step + 15].max(on_side);
+            }
+        }
         let mut coarse = (f64::MIN, 0.0);
-        for step in 0..30 {
-            let ang = step as f64 * 6.0;
-            let r = place(&half, 0.5, ang)?;
-            if r.0 > coarse.0 {
-                coarse = (r.0, ang);
+        for (step, &score) in scores.iter().enumerate() {
+            if score > coarse.0 {
+                coarse = (score, step as f64 * 6.0);
             }
         }
         let mut best = (f64::MIN, [0.0; 2], [1.0, 0.0], wd);
@@ -2038,6 +2167,86 @@ mod tests {
                 .filter(|&(x, y, _)| grid.covers(&r, x, y))
                 .collect();
             prop_assert_eq!(by_runs, every);
+        }
+    }
+
+    proptest! {
+        /// The summed-area table finds the window OpenCV's box filter and
+        /// `minMaxLoc` find, to the bit and the pixel, whatever the window's
+        /// size (odd or even, wider than the picture or hanging over its
+        /// edges) and whatever the weights (whole, dimmed by 0.3 once or
+        /// twice, or any fraction a turn leaves).
+        #[test]
+        fn window_sums_find_the_window_a_box_filter_finds(
+            (cols, rows) in (1..48i32, 1..48i32),
+            seed in any::<u64>(),
+            kw in 1..40usize,
+            kh in 1..40usize,
+        ) {
+            let mut rng = seed;
+            let mut next = || {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (rng >> 33) as u32
+            };
+            let mut picture = Mat::zeros(rows, cols, CV_32F).unwrap().to_mat().unwrap();
+            for v in picture.data_typed_mut::<f32>().unwrap() {
+                *v = match next() % 5 {
+                    0 | 1 => 0.0,
+                    2 => 1.0,
+                    3 => [0.3f32, 0.09][(next() % 2) as usize],
+                    _ => (next() % 1024) as f32 / 1024.0 * 0.3,
+                };
+            }
+            let sums = WindowSums::centred(&picture, kw.max(kh)).unwrap();
+            let (got, at) = sums.best(kw, kh);
+            let mut centred = Mat::default();
+            picture.convert_to(&mut centred, CV_32F, 1.0, -0.5).unwrap();
+            let mut score = Mat::default();
+            imgproc::box_filter(
+                &centred,
+                &mut score,
+                CV_32F,
+                Size::new(kw as i32, kh as i32),
+                Point::new(-1, -1),
+                false,
+                BORDER_CONSTANT,
+            )
+            .unwrap();
+            let (mut want, mut want_at) = (0.0, Point::default());
+            opencv::core::min_max_loc(
+                &score,
+                None,
+                Some(&mut want),
+                None,
+                Some(&mut want_at),
+                &opencv::core::no_array(),
+            )
+            .unwrap();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(at, [want_at.x as usize, want_at.y as usize]);
+        }
+    }
+
+    /// The coarse look tries angles under 90° and, with the template on its
+    /// side, the ones 90° on: a lone stick at any angle is fitted along its
+    /// own axis and on its own place.
+    #[test]
+    fn a_stick_at_any_angle_is_fitted_along_it() {
+        let (l, wd) = (60.0, 12.0);
+        for angle in (0..180).step_by(7) {
+            let s = stick([80.0, 70.0], angle as f64);
+            let fits = fit_rects(&mask_of(&[s], 160, 140), 1, l, wd, false).unwrap();
+            let [(c, d, _)] = fits[..] else {
+                panic!("{angle}°: {fits:?}");
+            };
+            let mut fitted = s;
+            fitted.dir = d;
+            assert!(
+                angle_off(&fitted, &s) < 3.0,
+                "{angle}°: fitted at {}°",
+                fitted.angle_deg()
+            );
+            assert!((c[0] - 80.0).hypot(c[1] - 70.0) < 2.0, "{angle}°: {c:?}");
         }
     }
 
