@@ -99,6 +99,17 @@ fn say_lowered_bar(bar: &ProgressBar, seed: u64, det: &Detector) {
             ),
         );
     }
+    for (kept, look) in [
+        (det.taught.faint_look, "faint second"),
+        (det.taught.dark_look, "dark third"),
+    ] {
+        if !kept {
+            say(
+                bar,
+                format!("look {seed}: goes without the {look} look off the mat (it found sticks on the teach pictures' empty floor)"),
+            );
+        }
+    }
     if let Some(own) = &det.taught.taught_reader {
         say(
             bar,

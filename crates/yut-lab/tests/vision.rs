@@ -1529,3 +1529,46 @@ fn teaching_takes_more_shots() {
         "{refused}"
     );
 }
+
+/// A look off the mat that finds sticks on the teach pictures' empty floor
+/// would find them in throws: world look 1 300 159 (its faint look's colour
+/// bar 3.6, JPEG at quality 89) found three in one teach picture, and in
+/// throw 31 (a 모 with a stick on its edge, the stick merged with its
+/// neighbour) took the noise in a corner of the floor for the stick it was
+/// short of and called 낙 without a doubt. Taught as a crew would, the
+/// station goes without that look, says so, and the throw goes to the
+/// referee. A station whose floor shows nothing keeps both looks.
+#[test]
+fn a_look_off_the_mat_that_finds_sticks_on_the_empty_floor_is_left_out() {
+    use yut_lab::station::simulated_station;
+    let look = Look::world(1_300_159, 1280, 720);
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
+    assert!(!d.taught.faint_look);
+    assert!(d.taught.dark_look);
+    let notes = yut_vision::teach_notes(1.0, &d.taught, &d.calibration);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("found sticks on the empty floor")),
+        "{notes:?}"
+    );
+    let (scene, truth) = yut_sim::numbered_throw(&look, 31);
+    assert!(truth.to_refer(), "{truth:?}");
+    let img = yut_sim::render(&look, &scene).to_bgr_mat().unwrap();
+    let call = |d: &Detector| {
+        let (sticks, probs) = d.read(&img).unwrap();
+        yut_vision::judge(&d.calibration, &d.taught, &sticks, &probs)
+    };
+    let v = call(&d);
+    assert_eq!(v.result, None, "{v:?}");
+    // With the faint look, the silent 낙 it prevents.
+    let mut taught = d.taught.clone();
+    taught.faint_look = true;
+    let with_faint =
+        Detector::new(d.calibration.clone(), taught, d.empty.clone(), model()).unwrap();
+    assert_eq!(call(&with_faint).result, Some(ThrowResult::Nak));
+    let quiet = simulated_station(&Look::world(1_300_000, 1280, 720), model(), 1)
+        .unwrap()
+        .detector;
+    assert!(quiet.taught.faint_look && quiet.taught.dark_look);
+}

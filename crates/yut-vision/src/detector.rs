@@ -5,7 +5,7 @@
 use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
 use crate::mark_place::read_marks_where_crossed;
-use crate::measure::{measure_placed, nominal_px, Measured};
+use crate::measure::{measure_placed, nominal_px, station_reference, Measured};
 use crate::profile::Taught;
 use crate::reader;
 use crate::settle;
@@ -34,10 +34,7 @@ impl Detector {
         classifier: Classifier,
     ) -> opencv::Result<Detector> {
         Ok(Detector {
-            reference: Reference::new(&empty)?
-                .with_colour_bar(taught.colour_bar)
-                .with_dark_share(taught.dark_share)?
-                .with_shadows_trimmed(taught.shadows_trimmed)?,
+            reference: station_reference(&empty, &taught)?,
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,

@@ -6,10 +6,12 @@
 use crate::calibrate::{self, Calibration};
 use crate::features::{features, meeting_evidence, patch, Patch, MARK_PEAK, N_APPEAR, N_FEATURES};
 use crate::mark_place::MarkRead;
+use crate::profile::Taught;
 use crate::sticks::{
     self, blobs_to_refind, bridge, count_look, dark_foreground, faint_foreground, find_off_mat,
     find_sticks, foreground, foreground_with_bar, others_than, reaches_over, to_lab, work_scale,
-    Found, Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR, THROWN_STICKS,
+    Found, LooksOffMat, OffMatLook, Reference, Split, OFF_MAT_CLEAR_CM, PIECES_COLOUR_BAR,
+    THROWN_STICKS,
 };
 use crate::verdict;
 use opencv::core::Mat;
@@ -280,11 +282,18 @@ pub fn measure_placed(
         };
         // While sticks are missing: the faint second look (ADR 0064), then
         // the dark third, for a stick only darker than the floor (ADR 0073).
-        let looks: [fn(&Mat, &Reference) -> opencv::Result<Mat>; 2] =
-            [faint_foreground, dark_foreground];
-        for look in looks {
+        // A station whose teach pictures showed a look finding sticks on
+        // the empty floor goes without it (ADR 0124).
+        let looks: [(OffMatLook, bool); 2] = [
+            (faint_foreground, reference.looks_off_mat.faint),
+            (dark_foreground, reference.looks_off_mat.dark),
+        ];
+        for (look, taken) in looks {
             if small_found.len() >= THROWN_STICKS {
                 break;
+            }
+            if !taken {
+                continue;
             }
             let mask = bridged(look(&lab, reference)?)?;
             let missing = THROWN_STICKS - small_found.len();
@@ -378,6 +387,70 @@ fn without_pieces_beside(
     } else {
         found
     }
+}
+
+/// The station's reference: the empty picture at the bars teaching set
+/// (`Taught`: colour bar, dark share, shadows, looks off the mat).
+pub fn station_reference(empty: &Mat, taught: &Taught) -> opencv::Result<Reference> {
+    Ok(Reference::new(empty)?
+        .with_colour_bar(taught.colour_bar)
+        .with_dark_share(taught.dark_share)?
+        .with_shadows_trimmed(taught.shadows_trimmed)?
+        .with_looks_off_mat(LooksOffMat {
+            faint: taught.faint_look,
+            dark: taught.dark_look,
+        }))
+}
+
+/// Where a working-scale pixel of a `cols × rows` frame lies clearly off the
+/// mat ([`OFF_MAT_CLEAR_CM`] past its edge, as [`measure_placed`] asks of
+/// what a look off the mat finds): 255 there.
+pub fn off_mat_mask(cal: &Calibration, cols: i32, rows: i32) -> opencv::Result<Mat> {
+    let sc = work_scale(cols);
+    let (w, h) = (
+        (f64::from(cols) * sc).round() as i32,
+        (f64::from(rows) * sc).round() as i32,
+    );
+    let mut mask = Mat::zeros(h, w, opencv::core::CV_8U)?.to_mat()?;
+    let width = w as usize;
+    for (k, px) in mask.data_bytes_mut()?.iter_mut().enumerate() {
+        let p = [(k % width) as f64, (k / width) as f64];
+        let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
+        if cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM {
+            *px = 255;
+        }
+    }
+    Ok(mask)
+}
+
+/// How many sticks a look off the mat (`look`: [`faint_foreground`] or
+/// [`dark_foreground`], bridged as a throw's) finds on the floor of a
+/// picture whose floor holds none, such as a teach picture: each one is the
+/// camera's noise or the floor's own pattern showing at the look's bars.
+/// `off_mat` is the frame's [`off_mat_mask`].
+pub fn sticks_on_empty_floor(
+    look: OffMatLook,
+    cal: &Calibration,
+    reference: &Reference,
+    picture: &Mat,
+    size_cm: (f64, f64),
+    off_mat: &Mat,
+) -> opencv::Result<usize> {
+    let sc = work_scale(picture.cols());
+    let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
+    let small_size = |p: [f64; 2]| {
+        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
+        (l * sc, w * sc)
+    };
+    let centre = cal.map.to_px([0.0, 0.0]);
+    let mask = bridge(&look(&to_lab(picture)?, reference)?, size_at(centre).1 * sc)?;
+    let off = |p: [f64; 2]| {
+        let x = (p[0].round() as i32).clamp(0, off_mat.cols() - 1);
+        let y = (p[1].round() as i32).clamp(0, off_mat.rows() - 1);
+        off_mat.at_2d::<u8>(y, x).is_ok_and(|&v| v > 0)
+    };
+    // Every one it finds: none are missing here, so none may be taken.
+    Ok(find_off_mat(&mask, &small_size, &[], &off, usize::MAX)?.len())
 }
 
 /// Place the sticks split out of each blob again on the full-resolution

@@ -104,6 +104,17 @@ pub struct Taught {
     /// before it was learned keep their shadows.
     #[serde(default)]
     pub shadows_trimmed: bool,
+    /// Whether the station takes its faint second look off the mat for a
+    /// missing stick (`sticks::faint_foreground`). Teaching tries it on the
+    /// teach pictures, whose floor off the mat is empty: where it finds a
+    /// stick there, the camera's noise shows at its bars and it would find
+    /// sticks that are not there (`teach::looks_off_mat_kept`). Profiles
+    /// taught before it was tried keep it.
+    #[serde(default = "trusted")]
+    pub faint_look: bool,
+    /// The same for the dark third look (`sticks::dark_foreground`).
+    #[serde(default = "trusted")]
+    pub dark_look: bool,
     /// How clearly the station told the taught faces apart at teaching: the
     /// worst taught stick's probability of its own face
     /// (`yut_vision::readability`, kept by `yut_vision::check_readable`). Where it is
@@ -376,10 +387,31 @@ mod tests {
             colour_bar: crate::sticks::COLOUR_BAR,
             dark_share: crate::sticks::DARK_SHARE,
             shadows_trimmed: false,
+            faint_look: true,
+            dark_look: true,
             readability: None,
             seen: None,
             taught_reader: None,
         }
+    }
+
+    /// A profile taught before the looks off the mat were tried keeps both;
+    /// one taught since keeps what teaching found.
+    #[test]
+    fn a_profile_taught_before_the_looks_off_the_mat_were_tried_keeps_them() {
+        let mut t = taught(&[]);
+        t.faint_look = false;
+        let text = toml::to_string(&t).unwrap();
+        let back: Taught = toml::from_str(&text).unwrap();
+        assert!(!back.faint_look && back.dark_look);
+        let older: String = text
+            .lines()
+            .filter(|l| !l.starts_with("faint_look") && !l.starts_with("dark_look"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_ne!(older, text);
+        let back: Taught = toml::from_str(&older).unwrap();
+        assert!(back.faint_look && back.dark_look);
     }
 
     const DIRS: [[f32; 2]; 4] = [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8], [-0.8, 0.6]];

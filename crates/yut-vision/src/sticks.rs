@@ -56,6 +56,23 @@ pub struct Reference {
     /// picture times [`SHADOW_RATIO`]; a pixel under it in every channel is a
     /// shadow, whatever its colour change ([`shadow_like`]).
     shadow_below: Option<Mat>,
+    /// Whether a throw short of sticks gets the faint second look off the
+    /// mat ([`faint_foreground`]) and the dark third ([`dark_foreground`]):
+    /// a station whose teach pictures showed either finding sticks on the
+    /// empty floor goes without it ([`Reference::with_looks_off_mat`]).
+    pub looks_off_mat: LooksOffMat,
+}
+
+/// A further look off the mat for a missing stick: a frame's Lab picture
+/// to the foreground it takes ([`faint_foreground`], [`dark_foreground`]).
+pub type OffMatLook = fn(&Mat, &Reference) -> opencv::Result<Mat>;
+
+/// Which of the further looks off the mat a station takes for a missing
+/// stick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LooksOffMat {
+    pub faint: bool,
+    pub dark: bool,
 }
 
 /// How much darker than the empty mat, in every one of its blue, green and red,
@@ -372,7 +389,21 @@ impl Reference {
             darkest,
             empty_small,
             shadow_below: None,
+            looks_off_mat: LooksOffMat {
+                faint: true,
+                dark: true,
+            },
         })
+    }
+
+    /// The same reference taking only these looks off the mat (the
+    /// station's, as teaching tried them: `Taught::faint_look`,
+    /// `Taught::dark_look`).
+    pub fn with_looks_off_mat(self, looks_off_mat: LooksOffMat) -> Reference {
+        Reference {
+            looks_off_mat,
+            ..self
+        }
     }
 
     /// The same reference with another dark share (the station's):

@@ -6,11 +6,13 @@ use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
 use crate::features::{self, N_APPEAR};
 use crate::geometry::MatMap;
-use crate::measure::{mark_score, measure, Measured};
+use crate::measure::{
+    mark_score, measure, off_mat_mask, station_reference, sticks_on_empty_floor, Measured,
+};
 use crate::profile::{self, Taught};
 use crate::reader;
 use crate::sticks::{
-    self, bridge, find_sticks, foreground, to_lab, work_scale, Found, Reference, Split,
+    self, bridge, find_sticks, foreground, to_lab, work_scale, Found, LooksOffMat, Reference, Split,
 };
 use crate::taught_reader::{self, TaughtReader};
 use crate::verdict::{self, MARK_NEED};
@@ -336,6 +338,12 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
                 .to_string(),
         );
     }
+    if !taught.faint_look || !taught.dark_look {
+        notes.push(
+            "the floor around the mat shows the camera's noise or its own pattern to the station's closer looks (in the teach pictures they found sticks on the empty floor): a stick that lands off the mat and stands out from the floor only faintly goes to the referee; a floor that differs more from the sticks, or more light, lets the station look closer"
+                .to_string(),
+        );
+    }
     if taught.shadows_trimmed {
         notes.push(
             "the sticks' shadows are coloured here (two lights of different colour, a window and a lamp): the station leaves them out when it looks for the sticks; light from one kind of lamp keeps it simpler"
@@ -454,7 +462,62 @@ pub struct Teaching {
 /// More shots (the sticks moved and turned, shot again: `shots[1..]`) teach
 /// the station's own reader more of how its faces look across the mat and
 /// its light; the first shot is the taught set itself.
+///
+/// Last, the looks off the mat for a missing stick are tried on the teach
+/// pictures' empty floor ([`looks_off_mat_kept`]).
 pub fn teach(
+    cal: &Calibration,
+    empty: &Mat,
+    shots: &[[&Mat; 3]],
+    checked_by: Option<&Classifier>,
+) -> Result<Teaching, TeachError> {
+    let mut t = teach_at_bars(cal, empty, shots, checked_by)?;
+    let kept = looks_off_mat_kept(&t.calibration, &t.taught, empty, shots)?;
+    t.taught.faint_look = kept.faint;
+    t.taught.dark_look = kept.dark;
+    Ok(t)
+}
+
+/// Which looks off the mat a taught station keeps: each look
+/// ([`sticks::faint_foreground`], [`sticks::dark_foreground`]) is tried on
+/// every teach picture at the station's bars, and kept only where it finds
+/// no stick on the floor off the mat, which holds none while the crew
+/// teaches (the sticks lie on the mat). A look that finds sticks there
+/// shows the camera's own noise or the floor's pattern at its bars, and
+/// would find them in throws too: on world look 1 300 159 (a faint look's
+/// colour bar of 3.6, JPEG at quality 89) the faint look found three in one
+/// teach picture, and in a throw took the noise in a corner of the floor
+/// for the stick it was short of, a silent 낙 (ADR 0124). The station still
+/// finds the sticks its first look sees off the mat; one that only these
+/// looks would see leaves the throw short of a stick, for the referee.
+/// Learned from the pictures this station's camera takes, not from bars set
+/// on renders.
+pub fn looks_off_mat_kept(
+    cal: &Calibration,
+    taught: &Taught,
+    empty: &Mat,
+    shots: &[[&Mat; 3]],
+) -> opencv::Result<LooksOffMat> {
+    let reference = station_reference(empty, taught)?;
+    let off_mat = off_mat_mask(cal, empty.cols(), empty.rows())?;
+    let size = (taught.length_cm, taught.width_cm);
+    let quiet = |look: sticks::OffMatLook| -> opencv::Result<bool> {
+        for picture in shots.iter().flatten() {
+            if sticks_on_empty_floor(look, cal, &reference, picture, size, &off_mat)? > 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
+    Ok(LooksOffMat {
+        faint: quiet(sticks::faint_foreground)?,
+        dark: quiet(sticks::dark_foreground)?,
+    })
+}
+
+/// [`teach`] up to the looks off the mat: the taught set at the station's
+/// bars.
+fn teach_at_bars(
     cal: &Calibration,
     empty: &Mat,
     shots: &[[&Mat; 3]],
@@ -1059,6 +1122,8 @@ pub fn learn(
         colour_bar: sticks::COLOUR_BAR,
         dark_share: sticks::DARK_SHARE,
         shadows_trimmed: false,
+        faint_look: true,
+        dark_look: true,
         readability: None,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
         taught_reader: None,

@@ -1590,6 +1590,8 @@ mod tests {
             colour_bar: crate::sticks::COLOUR_BAR,
             dark_share: crate::sticks::DARK_SHARE,
             shadows_trimmed: false,
+            faint_look: true,
+            dark_look: true,
             readability: None,
             seen: None,
             taught_reader: None,
