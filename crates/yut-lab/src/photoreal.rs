@@ -139,7 +139,6 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
             }
         }
         if verbose && !ok {
-            print_sticks(&det, &frame, &t, &bar)?;
             say(
                 &bar,
                 format!(
@@ -156,6 +155,8 @@ pub fn run(dir: &Path, model: &Path, verbose: bool) -> Result<()> {
                         .collect::<Vec<_>>()
                 ),
             );
+            // Its sticks under it, not above: the line before names the throw.
+            print_sticks(&det, &frame, &t, &bar)?;
         }
         bar.inc(1);
     }
