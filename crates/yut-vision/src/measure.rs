@@ -239,13 +239,9 @@ pub fn measure_placed(
 ) -> opencv::Result<Vec<Measured>> {
     let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
     let sc = work_scale(frame.cols());
-    let small_size = |p: [f64; 2]| {
-        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
-        (l * sc, w * sc)
-    };
-    let centre = cal.map.to_px([0.0, 0.0]);
+    let small_size = working_size(cal, size_cm, sc);
     let lab = to_lab(frame)?;
-    let bridged = |m: Mat| bridge(&m, size_at(centre).1 * sc);
+    let bridged = |m: Mat| bridge(&m, bridge_width(cal, size_cm, sc));
     let mut mask = bridged(foreground(&lab, reference)?)?;
     let mut small_found = find_sticks(&mask, &small_size, split)?;
     let mut colour_bar = reference.colour_bar;
@@ -276,10 +272,7 @@ pub fn measure_placed(
         }
     }
     if look_off_mat {
-        let off_mat = |p: [f64; 2]| {
-            let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
-            cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM
-        };
+        let off_mat = |p: [f64; 2]| clearly_off_mat(cal, sc, p);
         // While sticks are missing: the faint second look (ADR 0064), then
         // the dark third, for a stick only darker than the floor (ADR 0073).
         // A station whose teach pictures showed a look finding sticks on
@@ -402,55 +395,60 @@ pub fn station_reference(empty: &Mat, taught: &Taught) -> opencv::Result<Referen
         }))
 }
 
-/// Where a working-scale pixel of a `cols × rows` frame lies clearly off the
-/// mat ([`OFF_MAT_CLEAR_CM`] past its edge, as [`measure_placed`] asks of
-/// what a look off the mat finds): 255 there.
-pub fn off_mat_mask(cal: &Calibration, cols: i32, rows: i32) -> opencv::Result<Mat> {
-    let sc = work_scale(cols);
-    let (w, h) = (
-        (f64::from(cols) * sc).round() as i32,
-        (f64::from(rows) * sc).round() as i32,
-    );
-    let mut mask = Mat::zeros(h, w, opencv::core::CV_8U)?.to_mat()?;
-    let width = w as usize;
-    for (k, px) in mask.data_bytes_mut()?.iter_mut().enumerate() {
-        let p = [(k % width) as f64, (k / width) as f64];
-        let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
-        if cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM {
-            *px = 255;
-        }
+/// A stick's taught (length, width) in pixels at the working scale `sc`,
+/// where it lies (a working-scale point).
+fn working_size(
+    cal: &Calibration,
+    size_cm: (f64, f64),
+    sc: f64,
+) -> impl Fn([f64; 2]) -> (f64, f64) + '_ {
+    move |p: [f64; 2]| {
+        let (l, w) = nominal_px(cal, size_cm.0, size_cm.1, [p[0] / sc, p[1] / sc]);
+        (l * sc, w * sc)
     }
-    Ok(mask)
+}
+
+/// How far a mask at the working scale `sc` is bridged: a little over half
+/// a taught stick's width at the mat's centre ([`bridge`]).
+fn bridge_width(cal: &Calibration, size_cm: (f64, f64), sc: f64) -> f64 {
+    nominal_px(cal, size_cm.0, size_cm.1, cal.map.to_px([0.0, 0.0])).1 * sc
+}
+
+/// Whether a working-scale point lies clearly off the mat:
+/// [`OFF_MAT_CLEAR_CM`] past its edge, where a look off the mat takes a
+/// stick only with every corner there.
+fn clearly_off_mat(cal: &Calibration, sc: f64, p: [f64; 2]) -> bool {
+    let full = [(p[0] + 0.5) / sc - 0.5, (p[1] + 0.5) / sc - 0.5];
+    cal.mat.inside_by(cal.map.to_cm(full)) < -OFF_MAT_CLEAR_CM
 }
 
 /// How many sticks a look off the mat (`look`: [`faint_foreground`] or
-/// [`dark_foreground`], bridged as a throw's) finds on the floor of a
-/// picture whose floor holds none, such as a teach picture: each one is the
-/// camera's noise or the floor's own pattern showing at the look's bars.
-/// `off_mat` is the frame's [`off_mat_mask`].
+/// [`dark_foreground`], bridged and placed as a throw's) finds on the floor
+/// of a picture whose floor holds none, such as a teach picture: each one
+/// is the camera's noise or the floor's own pattern showing at the look's
+/// bars.
 pub fn sticks_on_empty_floor(
     look: OffMatLook,
     cal: &Calibration,
     reference: &Reference,
     picture: &Mat,
     size_cm: (f64, f64),
-    off_mat: &Mat,
 ) -> opencv::Result<usize> {
     let sc = work_scale(picture.cols());
-    let size_at = |p: [f64; 2]| nominal_px(cal, size_cm.0, size_cm.1, p);
-    let small_size = |p: [f64; 2]| {
-        let (l, w) = size_at([p[0] / sc, p[1] / sc]);
-        (l * sc, w * sc)
-    };
-    let centre = cal.map.to_px([0.0, 0.0]);
-    let mask = bridge(&look(&to_lab(picture)?, reference)?, size_at(centre).1 * sc)?;
-    let off = |p: [f64; 2]| {
-        let x = (p[0].round() as i32).clamp(0, off_mat.cols() - 1);
-        let y = (p[1].round() as i32).clamp(0, off_mat.rows() - 1);
-        off_mat.at_2d::<u8>(y, x).is_ok_and(|&v| v > 0)
-    };
+    let mask = bridge(
+        &look(&to_lab(picture)?, reference)?,
+        bridge_width(cal, size_cm, sc),
+    )?;
+    let off_mat = |p: [f64; 2]| clearly_off_mat(cal, sc, p);
     // Every one it finds: none are missing here, so none may be taken.
-    Ok(find_off_mat(&mask, &small_size, &[], &off, usize::MAX)?.len())
+    Ok(find_off_mat(
+        &mask,
+        &working_size(cal, size_cm, sc),
+        &[],
+        &off_mat,
+        usize::MAX,
+    )?
+    .len())
 }
 
 /// Place the sticks split out of each blob again on the full-resolution

@@ -6,9 +6,7 @@ use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
 use crate::features::{self, N_APPEAR};
 use crate::geometry::MatMap;
-use crate::measure::{
-    mark_score, measure, off_mat_mask, station_reference, sticks_on_empty_floor, Measured,
-};
+use crate::measure::{mark_score, measure, station_reference, sticks_on_empty_floor, Measured};
 use crate::profile::{self, Taught};
 use crate::reader;
 use crate::sticks::{
@@ -499,11 +497,10 @@ pub fn looks_off_mat_kept(
     shots: &[[&Mat; 3]],
 ) -> opencv::Result<LooksOffMat> {
     let reference = station_reference(empty, taught)?;
-    let off_mat = off_mat_mask(cal, empty.cols(), empty.rows())?;
     let size = (taught.length_cm, taught.width_cm);
     let quiet = |look: sticks::OffMatLook| -> opencv::Result<bool> {
         for picture in shots.iter().flatten() {
-            if sticks_on_empty_floor(look, cal, &reference, picture, size, &off_mat)? > 0 {
+            if sticks_on_empty_floor(look, cal, &reference, picture, size)? > 0 {
                 return Ok(false);
             }
         }
