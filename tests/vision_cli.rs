@@ -123,7 +123,9 @@ fn stored_measurements_judge_like_the_rendering_run_and_train_a_model() {
 /// that reads with its own taught reader more of its sticks; the further
 /// shots are stored with the look, so the stored look is judged as the
 /// station was taught. World look 1 200 000 reads with its taught reader, and
-/// its second shot changes why it refers its throws of touching sticks.
+/// its second shot changes why it refers its throws of touching sticks. The
+/// stored world look is counted by its family, and `--leave-out` keeps it
+/// out of judging (`eval`) and of learning (`train`).
 #[test]
 fn further_teaching_shots_are_stored_and_judged_with_the_look() {
     let dir = tempfile::tempdir().unwrap();
@@ -156,8 +158,44 @@ fn further_teaching_shots_are_stored_and_judged_with_the_look() {
         line(&one_shot, touching),
         "the second shot must change what this station's taught reader knows"
     );
-    let stored = yutstation(&["eval", "--from-dump", dump.to_str().unwrap()]);
+    let d = dump.to_str().unwrap();
+    let stored = yutstation(&["eval", "--from-dump", d]);
     assert_eq!(line(&stored, touching), line(&two_shots, touching));
+
+    // Stored world looks are counted by their family as the rendering run
+    // counted them, and a family can be left out of judging and of learning.
+    let family_line = |text: &str| {
+        let mut lines = text.lines().skip_while(|l| !l.contains("by family"));
+        lines.nth(1).map(str::to_string)
+    };
+    let rendered_family = family_line(&two_shots).expect("a family line");
+    let family = rendered_family.split_whitespace().next().unwrap();
+    let by_family = yutstation(&["eval", "--from-dump", d, "--world"]);
+    assert_eq!(family_line(&by_family), Some(rendered_family.clone()));
+    let other = ["oiled", "stained"]
+        .into_iter()
+        .find(|f| *f != family)
+        .unwrap();
+    let kept = yutstation(&["eval", "--from-dump", d, "--world", "--leave-out", other]);
+    assert!(kept.contains("stored: 1 looks"), "{kept}");
+    let left = yutstation(&["eval", "--from-dump", d, "--world", "--leave-out", family]);
+    assert!(left.contains("stored: 0 looks"), "{left}");
+    let export = |leave_out: &str| {
+        let out = dir.path().join(format!("export-without-{leave_out}"));
+        yutstation(&[
+            "train",
+            "--world",
+            "--leave-out",
+            leave_out,
+            "--from-dump",
+            d,
+            "--export-reader",
+            out.to_str().unwrap(),
+        ])
+    };
+    assert!(export(other).contains("from 1 looks"));
+    assert!(export(family).contains("from 0 looks"));
+
     let none = refused(&["eval", "--world", "--teach-shots", "0"]);
     assert!(none.contains("teach-shots"), "{none}");
 }

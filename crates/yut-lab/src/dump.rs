@@ -57,7 +57,7 @@ impl LookDump {
 
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join(format!("look-{}.cbor", self.seed));
+        let path = dir.join(file_name(self.seed));
         let file =
             std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?;
         ciborium::into_writer(self, std::io::BufWriter::new(file))
@@ -106,6 +106,22 @@ fn place_and_refresh(
 /// must not count it twice. The copy in the folder named first is kept (a
 /// look measured again by a newer finder is judged as the folder order says,
 /// not as the folder names sort); the others are left out, with a note.
+/// The name of a look's dump file.
+fn file_name(seed: u64) -> String {
+    format!("look-{seed}.cbor")
+}
+
+/// The look seed a dump file is named by ([`LookDump::write`]), without
+/// reading it.
+pub fn seed_of(path: &Path) -> Option<u64> {
+    path.file_name()?
+        .to_str()?
+        .strip_prefix("look-")?
+        .strip_suffix(".cbor")?
+        .parse()
+        .ok()
+}
+
 pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for (order, dir) in dirs.iter().enumerate() {
@@ -287,7 +303,7 @@ mod tests {
         for (dir, looks) in [(&a, [1, 2]), (&b, [2, 3])] {
             std::fs::create_dir(dir).unwrap();
             for l in looks {
-                std::fs::write(dir.join(format!("look-{l}.cbor")), b"").unwrap();
+                std::fs::write(dir.join(file_name(l)), b"").unwrap();
             }
             std::fs::write(dir.join("notes.txt"), b"").unwrap();
         }
@@ -301,5 +317,13 @@ mod tests {
             ["a/look-1.cbor", "b/look-2.cbor", "b/look-3.cbor"].map(std::path::Path::new),
             "in name order, look 2 from the folder named first"
         );
+    }
+
+    #[test]
+    fn a_dump_file_names_its_look() {
+        let dir = Path::new("dumps");
+        assert_eq!(seed_of(&dir.join(file_name(103_006))), Some(103_006));
+        assert_eq!(seed_of(&dir.join("look-x.cbor")), None);
+        assert_eq!(seed_of(&dir.join("notes.txt")), None);
     }
 }

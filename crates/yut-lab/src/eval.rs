@@ -88,6 +88,8 @@ pub struct EvalArgs {
     /// finish of the round face, mats of any colour, hard, soft and mixed
     /// lights, tilts to 25°, wide-angle lenses to k1 = −0.2) instead of the
     /// world the shipped models learned from; figures are printed by finish.
+    /// With `--from-dump`: the stored looks are world looks, counted by
+    /// finish and chosen by `--finish` and `--leave-out`.
     #[arg(long)]
     pub(crate) world: bool,
     /// With `--world`: only looks whose round face has one of these finishes

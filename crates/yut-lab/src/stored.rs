@@ -37,6 +37,8 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     let files = dump::dump_files(&a.from_dump)?;
     let mut judged = Vec::new();
     let mut left_out = 0usize;
+    // Looks of families `--finish` or `--leave-out` set aside (`--world`).
+    let mut other_families = 0usize;
     let given_probs = a.probs.as_ref().map(|p| read_probs(p)).transpose()?;
     let mut csv = match &a.csv {
         Some(p) => {
@@ -49,6 +51,27 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         None => None,
     };
     for f in &files {
+        // With `--world`, the stored looks are world looks: each is counted
+        // by its family, and `--finish` and `--leave-out` choose among them.
+        let family = match a.world {
+            false => None,
+            true => {
+                let seed = dump::seed_of(f).with_context(|| {
+                    format!(
+                        "{}: not named look-SEED.cbor, so its family is not known",
+                        f.display()
+                    )
+                })?;
+                let finish = yut_sim::Look::world(seed, a.width, a.height).sticks.finish;
+                if (!a.finishes.is_empty() && !a.finishes.contains(&finish))
+                    || a.left_out.contains(&finish)
+                {
+                    other_families += 1;
+                    continue;
+                }
+                Some(finish.name())
+            }
+        };
         let mut d = dump::LookDump::read(f)?;
         // Said, not skipped silently: a look left out changes every figure
         // below, and a model that refuses looks must not pass for a better one.
@@ -66,6 +89,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             Err(e) => {
                 eprintln!("look {} left out: teach: {e}", d.seed);
                 left_out += 1;
+                if let Some(family) = family {
+                    tally.count_family_refusal(family);
+                }
                 continue;
             }
         };
@@ -214,6 +240,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                 0.0,
             );
             tally.add_mark_covered(&t.truth, &v);
+            if let Some(family) = family {
+                tally.add_family(family, t.truth.result, t.truth.to_refer(), &v);
+            }
             if !ok && a.verbose {
                 println!(
                     "look {} throw {k} ({:?}): truth {} → {} reasons {:?}",
@@ -232,6 +261,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                 }
             }
             look_probs.push(probs);
+        }
+        if let Some(family) = family {
+            tally.count_family_look(family);
         }
         if a.verbose {
             println!(
@@ -257,12 +289,14 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     if let Some(mut w) = csv {
         w.flush()?;
     }
+    let stored = files.len() - other_families;
     let head = match left_out {
-        0 => format!("stored: {} looks", files.len()),
-        n => format!(
-            "stored: {} looks, {n} left out (teaching refused)",
-            files.len()
-        ),
+        0 => format!("stored: {stored} looks"),
+        n => format!("stored: {stored} looks, {n} left out (teaching refused)"),
+    };
+    let head = match other_families {
+        0 => head,
+        n => format!("{head}; {n} of other families not judged"),
     };
     tally.print(&head);
     for (name, row) in ["front", "back", "neither"].iter().zip(sticks_read) {

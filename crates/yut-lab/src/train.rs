@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use opencv::prelude::*;
 use std::path::{Path, PathBuf};
-use yut_sim::{self, Look, HELD_OUT_LOOK_BASE};
+use yut_sim::{self, Finish, Look, HELD_OUT_LOOK_BASE};
 use yut_vision::classify::{self, Classifier, CLASS_BACK, CLASS_FRONT, CLASS_NEITHER};
 use yut_vision::files::DEFAULT_MODEL;
 
@@ -41,6 +41,17 @@ pub struct TrainArgs {
     /// their edge, leaning and sharing a blob, the readers' rarest.
     #[arg(long)]
     hard_cases: bool,
+    /// Render the training looks from the wider world (`Look::world`: every
+    /// finish of the round face, any mat, light and lens) rather than the
+    /// world the shipped models learned from; the same seeds, below the
+    /// held-out range, so never a look `eval --world` judges.
+    #[arg(long)]
+    world: bool,
+    /// With `--world`: skip the looks whose round face has one of these
+    /// finishes (repeat): learn without a family, to judge it held out
+    /// (`eval --world --finish`).
+    #[arg(long = "leave-out", requires = "world")]
+    left_out: Vec<Finish>,
     #[arg(long, default_value_t = 1280)]
     width: u32,
     #[arg(long, default_value_t = 720)]
@@ -120,6 +131,29 @@ fn training_look_index(i: usize) -> usize {
     }
 }
 
+/// The stored looks to learn from (`--from-dump`): with `--leave-out`, less
+/// those whose world look has a finish left out.
+fn stored_looks_kept(a: &TrainArgs) -> Result<Vec<PathBuf>> {
+    let mut kept = Vec::new();
+    for f in dump::dump_files(&a.from_dump)? {
+        if !a.left_out.is_empty() {
+            let Some(seed) = dump::seed_of(&f) else {
+                anyhow::bail!(
+                    "{}: not named look-SEED.cbor, so its finish is not known to leave it out",
+                    f.display()
+                );
+            };
+            if a.left_out
+                .contains(&Look::world(seed, a.width, a.height).sticks.finish)
+            {
+                continue;
+            }
+        }
+        kept.push(f);
+    }
+    Ok(kept)
+}
+
 /// `yutstation train`.
 pub fn run(a: TrainArgs) -> Result<()> {
     let mut inputs: Vec<Vec<f32>> = Vec::new();
@@ -143,10 +177,10 @@ pub fn run(a: TrainArgs) -> Result<()> {
             !a.from_dump.is_empty(),
             "--export-reader reads stored looks: give --from-dump"
         );
-        return dump::export_reader(&dump::dump_files(&a.from_dump)?, dir);
+        return dump::export_reader(&stored_looks_kept(&a)?, dir);
     }
     if !a.from_dump.is_empty() {
-        let files = dump::dump_files(&a.from_dump)?;
+        let files = stored_looks_kept(&a)?;
         n_looks = files.len();
         let bar = ProgressBar::new(files.len() as u64);
         for (li, f) in files.iter().enumerate() {
@@ -193,7 +227,22 @@ pub fn run(a: TrainArgs) -> Result<()> {
                 bar.inc(a.throws_per_look as u64);
                 continue;
             }
-            let look = Look::random(seed, a.width, a.height);
+            let look = if a.world {
+                Look::world(seed, a.width, a.height)
+            } else {
+                Look::random(seed, a.width, a.height)
+            };
+            if a.left_out.contains(&look.sticks.finish) {
+                say(
+                    &bar,
+                    format!(
+                        "look {seed} skipped: its finish ({}) is left out",
+                        look.sticks.finish.name()
+                    ),
+                );
+                bar.inc(a.throws_per_look as u64);
+                continue;
+            }
             let renderer = yut_sim::Renderer::new(&look);
             let station = match set_up_station(&renderer, Classifier::taught_rule(), 1) {
                 Ok(s) => s,
