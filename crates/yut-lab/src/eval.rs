@@ -120,6 +120,14 @@ pub struct EvalArgs {
     pub(crate) teach_shots: u64,
 }
 
+impl EvalArgs {
+    /// Whether looks of this finish are judged (`--finish`, `--leave-out`).
+    pub(crate) fn judges(&self, finish: Finish) -> bool {
+        (self.finishes.is_empty() || self.finishes.contains(&finish))
+            && !self.left_out.contains(&finish)
+    }
+}
+
 fn parse_bars(s: &str) -> Result<yut_vision::Thresholds, String> {
     let v: Vec<f64> = s
         .split(',')
@@ -493,9 +501,7 @@ pub fn run(a: EvalArgs) -> Result<()> {
         let look = if a.world {
             let look = Look::world(seed, a.width, a.height);
             let finish = look.sticks.finish;
-            if (!a.finishes.is_empty() && !a.finishes.contains(&finish))
-                || a.left_out.contains(&finish)
-            {
+            if !a.judges(finish) {
                 continue;
             }
             look

@@ -63,9 +63,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
                     )
                 })?;
                 let finish = yut_sim::Look::world(seed, a.width, a.height).sticks.finish;
-                if (!a.finishes.is_empty() && !a.finishes.contains(&finish))
-                    || a.left_out.contains(&finish)
-                {
+                if !a.judges(finish) {
                     other_families += 1;
                     continue;
                 }
