@@ -100,12 +100,6 @@ fn place_and_refresh(
     refresh_all(sticks);
 }
 
-/// Every dump file in these folders, in name order, each look once: two
-/// rendering processes whose look ranges meet (after refused looks) both
-/// store the look where they meet, under the same file name, and a figure
-/// must not count it twice. The copy in the folder named first is kept (a
-/// look measured again by a newer finder is judged as the folder order says,
-/// not as the folder names sort); the others are left out, with a note.
 /// The name of a look's dump file.
 fn file_name(seed: u64) -> String {
     format!("look-{seed}.cbor")
@@ -122,6 +116,12 @@ pub fn seed_of(path: &Path) -> Option<u64> {
         .ok()
 }
 
+/// Every dump file in these folders, in name order, each look once: two
+/// rendering processes whose look ranges meet (after refused looks) both
+/// store the look where they meet, under the same file name, and a figure
+/// must not count it twice. The copy in the folder named first is kept (a
+/// look measured again by a newer finder is judged as the folder order says,
+/// not as the folder names sort); the others are left out, with a note.
 pub fn dump_files(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for (order, dir) in dirs.iter().enumerate() {
