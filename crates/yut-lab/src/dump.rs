@@ -116,6 +116,19 @@ pub fn seed_of(path: &Path) -> Option<u64> {
         .ok()
 }
 
+/// The round face's finish of the world look (`Look::world`) a dump file
+/// stores, known from its name alone; an error for a file not named
+/// `look-SEED.cbor`.
+pub fn world_finish(path: &Path, width: u32, height: u32) -> Result<yut_sim::Finish> {
+    let seed = seed_of(path).with_context(|| {
+        format!(
+            "{}: not named look-SEED.cbor, so its finish is not known",
+            path.display()
+        )
+    })?;
+    Ok(yut_sim::Look::world(seed, width, height).sticks.finish)
+}
+
 /// Every dump file in these folders, in name order, each look once: two
 /// rendering processes whose look ranges meet (after refused looks) both
 /// store the look where they meet, under the same file name, and a figure

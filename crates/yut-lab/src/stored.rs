@@ -56,13 +56,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         let family = match a.world {
             false => None,
             true => {
-                let seed = dump::seed_of(f).with_context(|| {
-                    format!(
-                        "{}: not named look-SEED.cbor, so its family is not known",
-                        f.display()
-                    )
-                })?;
-                let finish = yut_sim::Look::world(seed, a.width, a.height).sticks.finish;
+                let finish = dump::world_finish(f, a.width, a.height)?;
                 if !a.judges(finish) {
                     other_families += 1;
                     continue;

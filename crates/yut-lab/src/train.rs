@@ -136,18 +136,11 @@ fn training_look_index(i: usize) -> usize {
 fn stored_looks_kept(a: &TrainArgs) -> Result<Vec<PathBuf>> {
     let mut kept = Vec::new();
     for f in dump::dump_files(&a.from_dump)? {
-        if !a.left_out.is_empty() {
-            let Some(seed) = dump::seed_of(&f) else {
-                anyhow::bail!(
-                    "{}: not named look-SEED.cbor, so its finish is not known to leave it out",
-                    f.display()
-                );
-            };
-            if a.left_out
-                .contains(&Look::world(seed, a.width, a.height).sticks.finish)
-            {
-                continue;
-            }
+        if !a.left_out.is_empty()
+            && a.left_out
+                .contains(&dump::world_finish(&f, a.width, a.height)?)
+        {
+            continue;
         }
         kept.push(f);
     }
