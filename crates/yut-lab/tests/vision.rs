@@ -768,13 +768,15 @@ fn teaching_refuses_a_station_whose_taught_faces_look_alike_to_the_reader() {
 
 #[test]
 fn the_mark_head_is_trusted_only_where_it_reads_the_taught_marked_stick() {
-    // Held-out look 1004140: a faint mark round 18's mark head read on the
-    // taught marked stick at about 0.01 (round 30's at about 0.24). In play
-    // round 18's read 9 of 29 marked flat faces as unmarked, sure, one of
-    // them a plain 뒷도 called 도. There the taught mark score tells the
-    // marked stick.
+    // Held-out look 1004274: a mark the mark head reads on the taught marked
+    // stick at about 0.01. (Look 1004140, which this test used until the
+    // stick reader learned the wider world, ADR 0126: a faint mark round
+    // 18's head read at about 0.01 and round 30's at 0.24; in play round
+    // 18's read 9 of 29 marked flat faces as unmarked, sure, one of them a
+    // plain 뒷도 called 도. Round 42's reads it at 0.98.) There the taught
+    // mark score tells the marked stick.
     let model = model();
-    let (mut faint, set, faint_cal) = taught_set(&Look::random(1_004_140, 1280, 720));
+    let (mut faint, set, faint_cal) = taught_set(&Look::random(1_004_274, 1280, 720));
     let (marked, _) = yut_vision::taught_mark_reads(&model, &faint, &set)
         .unwrap()
         .expect("the shipped model has a stick reader");
@@ -1269,11 +1271,13 @@ fn a_flat_face_crossed_beside_its_mark_place_is_read_on_what_shows() {
     let d = station(look);
     let judge =
         |along: f64, marked: bool| judge_scene(&d, look, &flat_face_crossed(look, along, marked));
-    // Crossed 0.13–0.15 of its length from its middle, the other stick
+    // Crossed 0.13–0.14 of its length from its middle, the other stick
     // (grown by `MARK_CLEARANCE`) reaches over the edge of the taught mark
     // place, not its core: what shows of the place has no mark, the mark
     // head reads it unmarked too, and 도 is called (referred before ADR 0087).
-    for along in [0.13, 0.15] {
+    // (At 0.15 too until the stick reader learned the wider world, ADR 0126:
+    // its mark head is less sure there, and the throw is referred.)
+    for along in [0.13, 0.14] {
         let v = judge(along, false);
         assert_eq!(v.result, Some(ThrowResult::Do), "{along}: {v:?}");
     }
@@ -1405,13 +1409,14 @@ fn the_stick_reader_witnesses_a_stick_on_its_edge_the_taught_reader_reads_as_a_f
 }
 
 /// A wider world's station whose round faces the appearance models cannot read
-/// (look 1200000: its taught sticks read at about nothing by the models) is
-/// taught a reader of its own; its throws are judged without a silent error, the
-/// clear ones mostly called.
+/// (look 1200052, stained round faces; look 1200000, which this test used until
+/// the stick reader learned the wider world, ADR 0126, is read by the models
+/// now) is taught a reader of its own; its throws are judged without a silent
+/// error, the clear ones mostly called.
 #[test]
 fn a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader() {
     use yut_lab::station::simulated_station;
-    let look = Look::world(1_200_000, 1280, 720);
+    let look = Look::world(1_200_052, 1280, 720);
     let mut d = simulated_station(&look, model(), 1).unwrap().detector;
     let own = d
         .taught
@@ -1476,7 +1481,9 @@ fn a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader() {
 /// station's own reader learns from all of them.
 #[test]
 fn teaching_takes_more_shots() {
-    let look = Look::world(1_200_000, 1280, 720);
+    // A station that reads with its own taught reader (see
+    // `a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader`).
+    let look = Look::world(1_200_052, 1280, 720);
     let empty = yut_sim::render(&look, &yut_sim::empty_scene(&look))
         .to_bgr_mat()
         .unwrap();
