@@ -264,6 +264,29 @@ fn a_station_run_from_another_folder_reads_with_the_shipped_model() {
         shown.contains("faces read by: the appearance models"),
         "{shown}"
     );
+    assert!(
+        shown.contains("finer look at sticks found in pieces: not tried yet"),
+        "{shown}"
+    );
+    // What the referee's calls taught is shown, and forgotten on request:
+    // here the finer look's record (ADR 0127), written as a station keeps it.
+    let (nothing, _) = yutstation_in(here, &["profile", "forget", "p.toml"]);
+    assert!(nothing.contains("nothing to forget"), "{nothing}");
+    let mut with_record = std::fs::read_to_string(here.join("p.toml")).unwrap();
+    with_record.push_str("\n[sticks.finer_look]\nagreed = 3\ndisagreed = 0\n");
+    std::fs::write(here.join("p.toml"), with_record).unwrap();
+    let (shown, _) = yutstation_in(here, &["profile", "show", "p.toml"]);
+    assert!(
+        shown.contains("finer look at sticks found in pieces: taken: the referee called as it did 3 times, never otherwise"),
+        "{shown}"
+    );
+    let (forgot, _) = yutstation_in(here, &["profile", "forget", "p.toml"]);
+    assert!(
+        forgot.contains("forgot the finer look's record"),
+        "{forgot}"
+    );
+    let (shown, _) = yutstation_in(here, &["profile", "show", "p.toml"]);
+    assert!(shown.contains("not tried yet"), "{shown}");
     // A shot needs its three pictures.
     let out = run_in(
         here,

@@ -98,6 +98,7 @@ fn show(path: &std::path::Path) -> Result<()> {
         }
         None => println!("faces read by: the appearance models"),
     }
+    println!("finer look at sticks found in pieces: {}", t.finer_look);
     let mark = if !t.mark_distinct() {
         "the mark does not stand out: 도 and 뒷도 go to the referee"
     } else if t.reader_reads_mark {
@@ -114,12 +115,21 @@ fn forget(path: &std::path::Path) -> Result<()> {
     let Some(mut taught) = p.sticks else {
         return Err(InputError(format!("{}: no stick set taught", path.display())).into());
     };
-    let Some(own) = taught.taught_reader.as_mut() else {
-        println!("nothing to forget: this station reads with the appearance models");
+    let finer = std::mem::take(&mut taught.finer_look);
+    let sticks = taught
+        .taught_reader
+        .as_mut()
+        .map(|own| own.forget_learned());
+    if finer.is_untried() && sticks.unwrap_or(0) == 0 {
+        println!("nothing to forget: the station learned nothing from the referee's calls");
         return Ok(());
-    };
-    let n = own.forget_learned();
+    }
     files::update_taught(path, &taught)?;
-    println!("forgot {n} sticks learned from the referee's calls");
+    if let Some(n) = sticks {
+        println!("forgot {n} sticks learned from the referee's calls");
+    }
+    if !finer.is_untried() {
+        println!("forgot the finer look's record ({finer}): it is tried afresh");
+    }
     Ok(())
 }

@@ -76,7 +76,8 @@ pub enum Ask {
     },
     /// The referee called the throw whose evidence is `evidence`: a station
     /// reading with its own taught reader learns the faces the call settles
-    /// (`yut_vision::taught_reader::learn_call`) and keeps them in its profile.
+    /// (`yut_vision::taught_reader::learn_call`), every station the finer
+    /// look's record (`yut_vision::finer_look`), and keeps them in its profile.
     Learn {
         evidence: EvidenceRef,
         called: ThrowResult,
@@ -85,11 +86,17 @@ pub enum Ask {
 }
 
 /// A judged throw kept for what the referee's call may teach: its evidence's
-/// hash, its measured sticks and the station's reading of them.
+/// hash, its measured sticks and the station's reading of them, and what the
+/// call tells of the finer look (`yut_vision::finer_look`).
 struct Recent {
     evidence: EvidenceRef,
     sticks: Vec<yut_vision::Measured>,
     reading: ThrowReading,
+    /// The finer look's call, where the station took it and called it.
+    finer_call: Option<ThrowResult>,
+    /// The frame, where the throw is a trial of the finer look: it is looked
+    /// at once the referee calls the throw, off the call's path.
+    trial_frame: Option<opencv::core::Mat>,
 }
 
 /// How many judged throws are kept for the referee's calls.
@@ -276,9 +283,8 @@ pub fn run(
                         None
                     }
                     Some(SettleEvent::Judge { first_still_ms }) => {
-                        let (sticks, probs) = det.read(&frame.image)?;
-                        let verdict =
-                            yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
+                        let judged = det.judge_frame(&frame.image)?;
+                        let (sticks, verdict) = (judged.sticks, judged.reading);
                         let annotated = overlay::annotate(
                             &frame.image,
                             Some(&det.calibration),
@@ -290,15 +296,15 @@ pub fn run(
                             eprintln!("yutstation: no replay clip: {problem}");
                         }
                         last_verdict = Some(verdict.clone());
-                        if det.taught.taught_reader.is_some() {
-                            recent.push_back(Recent {
-                                evidence: hash_of(&evidence),
-                                sticks,
-                                reading: verdict.clone(),
-                            });
-                            if recent.len() > RECENT {
-                                recent.pop_front();
-                            }
+                        recent.push_back(Recent {
+                            evidence: hash_of(&evidence),
+                            sticks,
+                            reading: verdict.clone(),
+                            finer_call: judged.finer_call,
+                            trial_frame: judged.finer_on_trial.then(|| frame.image.clone()),
+                        });
+                        if recent.len() > RECENT {
+                            recent.pop_front();
                         }
                         say_status("judged", &mut status);
                         let sticks = super::core::sticks_read(
@@ -985,9 +991,10 @@ fn wall_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The referee called a throw: where the station reads with its own taught
-/// reader and still holds the throw's sticks, learn what the call settles and
-/// keep it in the profile.
+/// The referee called a throw: where the station still holds the throw,
+/// learn what the call tells (the finer look's record; where the station reads
+/// with its own taught reader, the faces the call settles) and keep it in the
+/// profile.
 fn learn(
     setup: &mut VisionSetup,
     recent: &std::collections::VecDeque<Recent>,
@@ -998,18 +1005,39 @@ fn learn(
     let Some(det) = setup.detector.as_mut() else {
         return;
     };
-    let Some(own) = det.taught.taught_reader.as_mut() else {
-        return;
-    };
     let Some(throw) = recent.iter().find(|r| &r.evidence == evidence) else {
         return;
     };
-    let learned =
-        yut_vision::taught_reader::learn_call(own, &throw.sticks, &throw.reading, called, from);
-    if learned == 0 {
+    let finer = match (&throw.trial_frame, throw.finer_call) {
+        (_, Some(call)) => Some(call),
+        (Some(frame), None) => det.finer_call(frame).unwrap_or_else(|e| {
+            eprintln!("yutstation: the finer look at {from} failed: {e}");
+            None
+        }),
+        (None, None) => None,
+    };
+    let before = det.taught.finer_look;
+    det.taught.finer_look.learn(finer, called);
+    let mut changed = before != det.taught.finer_look;
+    if before.taken() != det.taught.finer_look.taken() {
+        eprintln!(
+            "yutstation: after the referee's call on {from}, the finer look at sticks found in pieces is {}",
+            det.taught.finer_look
+        );
+    }
+    if let Some(own) = det.taught.taught_reader.as_mut() {
+        let learned =
+            yut_vision::taught_reader::learn_call(own, &throw.sticks, &throw.reading, called, from);
+        if learned > 0 {
+            eprintln!(
+                "yutstation: learned {learned} sticks' faces from the referee's call on {from}"
+            );
+            changed = true;
+        }
+    }
+    if !changed {
         return;
     }
-    eprintln!("yutstation: learned {learned} sticks' faces from the referee's call on {from}");
     if let Some(path) = &setup.profile_path {
         if let Err(e) = files::update_taught(path, &det.taught) {
             eprintln!("yutstation: what was learned is not kept in the profile: {e}");

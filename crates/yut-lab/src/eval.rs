@@ -101,11 +101,12 @@ pub struct EvalArgs {
     /// With `--world`: leave these finishes out (repeat).
     #[arg(long = "leave-out", requires = "world")]
     pub(crate) left_out: Vec<Finish>,
-    /// A stand-in referee calls every referred throw (its truth), and stations
-    /// that read with their own taught reader learn from the calls as a
-    /// station does; the figures show how their referrals fall, throw by
-    /// throw, beside the same throws judged with only what the station was
-    /// taught, and the silent errors the calls introduced.
+    /// A stand-in referee calls every referred throw (its truth), and every
+    /// throw the finer look called, and the stations learn from the calls as
+    /// a station does (its taught reader's faces, where it reads with one,
+    /// and the finer look's record); the figures show how their referrals
+    /// fall, throw by throw, beside the same throws judged with only what the
+    /// station was taught, and the silent errors the calls introduced.
     #[arg(long)]
     pub(crate) learn: bool,
     /// With `--learn`: the share of referred throws the stand-in referee calls
@@ -163,8 +164,7 @@ pub(crate) struct EvalTally {
     pub(crate) by_case: std::collections::BTreeMap<String, CaseTally>,
     /// Per family of looks (`--world`: the round face's finish).
     pub(crate) by_family: std::collections::BTreeMap<String, FamilyTally>,
-    /// With `--learn`, at stations reading with their taught reader, per
-    /// [`LEARN_BIN`] throws of a station.
+    /// With `--learn`, per [`LEARN_BIN`] throws of a station.
     pub(crate) learning: Vec<LearnBin>,
     /// Clear throws whose one flat face has another stick over its mark
     /// (`ThrowTruth::mark_covered`): called right, referred, called wrong.
@@ -176,8 +176,8 @@ pub(crate) const LEARN_BIN: usize = 20;
 
 /// How one bin of a learning station's throws went (`--learn`): judged as the
 /// station judged them, having learned from the calls before, and as it would
-/// have judged them with only what it was taught (the same frames, measured
-/// sticks and taught reader before any call).
+/// have judged them with only what it was taught (the same frames, with the
+/// taught set as it was before any call).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LearnBin {
     pub(crate) clear: usize,
@@ -408,7 +408,7 @@ impl EvalTally {
         }
         if !self.learning.is_empty() {
             println!(
-                "  learning from the referee (stations reading with their taught reader), by {LEARN_BIN} throws of each station: clear throws referred, silent errors; the same throws judged with only what was taught:"
+                "  learning from the referee, by {LEARN_BIN} throws of each station: clear throws referred, silent errors; the same throws judged with only what was taught:"
             );
             for (i, b) in self.learning.iter().enumerate() {
                 println!(
@@ -528,21 +528,28 @@ pub fn run(a: EvalArgs) -> Result<()> {
         let mut dump = dump::LookDump::new(seed, &det.calibration, station.set, station.more);
         // What the station was taught, before any call (`--learn` judges each
         // throw with it too).
-        let untaught = det.taught.taught_reader.clone();
+        let untaught = det.taught.clone();
         stations += 1;
         for k in 0..per_look.min(a.throws - done) {
             let (scene, truth) = yut_sim::numbered_throw(&look, k as u64);
             let img = to_mat(&renderer.render(&scene))?;
             let t = Instant::now();
-            let (sticks, probs) = if a.true_placement {
+            let judged = if a.true_placement {
                 let sticks =
                     det.measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
                 let probs = det.probs(&sticks)?;
-                (sticks, probs)
+                let reading = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
+                yut_vision::detector::Judged {
+                    sticks,
+                    probs,
+                    reading,
+                    finer_call: None,
+                    finer_on_trial: false,
+                }
             } else {
-                det.read(&img)?
+                det.judge_frame(&img)?
             };
-            let v = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
+            let (sticks, v) = (judged.sticks, judged.reading);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
             if slowest.is_none_or(|(worst, ..)| ms > worst) {
                 slowest = Some((ms, seed, k));
@@ -555,24 +562,40 @@ pub fn run(a: EvalArgs) -> Result<()> {
             if a.world {
                 tally.add_family(look.sticks.finish.name(), truth.result, ambiguous, &v);
             }
-            if a.learn && det.taught.taught_reader.is_some() {
-                // The same sticks read with only what the station was taught.
-                let learned = std::mem::replace(&mut det.taught.taught_reader, untaught.clone());
-                let probs = det.probs(&sticks)?;
-                let v_untaught = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
-                det.taught.taught_reader = learned;
+            if a.learn {
+                // The same frame judged with only what the station was taught.
+                let learned = std::mem::replace(&mut det.taught, untaught.clone());
+                let v_untaught = det.judge_frame(&img)?.reading;
+                det.taught = learned;
                 tally.add_learning(k, ambiguous, &v, &v_untaught, truth.result);
-            }
-            if let (true, Some(own)) = (a.learn, det.taught.taught_reader.as_mut()) {
-                if v.result.is_none() {
+                if v.result.is_none() || judged.finer_call.is_some() {
                     let called = referee_call(truth.result, a.wrong_calls, seed, k);
-                    yut_vision::taught_reader::learn_call(
-                        own,
-                        &sticks,
-                        &v,
-                        called,
-                        &format!("look {seed} throw {k}"),
-                    );
+                    let finer = if judged.finer_on_trial {
+                        det.finer_call(&img)?
+                    } else {
+                        judged.finer_call
+                    };
+                    let was_taken = det.taught.finer_look.taken();
+                    det.taught.finer_look.learn(finer, called);
+                    if was_taken != det.taught.finer_look.taken() {
+                        let now = if was_taken { "gives up" } else { "takes" };
+                        say(
+                            &bar,
+                            format!(
+                                "look {seed}: {now} the finer look after throw {k} ({:?})",
+                                det.taught.finer_look
+                            ),
+                        );
+                    }
+                    if let Some(own) = det.taught.taught_reader.as_mut() {
+                        yut_vision::taught_reader::learn_call(
+                            own,
+                            &sticks,
+                            &v,
+                            called,
+                            &format!("look {seed} throw {k}"),
+                        );
+                    }
                 }
             }
             if !ok && a.verbose {

@@ -1477,6 +1477,83 @@ fn a_stick_set_the_models_cannot_read_is_read_by_its_own_taught_reader() {
     );
 }
 
+/// A station whose black lacquered round faces the usual look finds in pieces
+/// (look 1 400 297) tries the finer look at each throw it refers for that
+/// alone; once the referee has called three of them as the finer look did,
+/// it takes it and calls such throws itself, right; one correction of a call
+/// it made and it gives it up, and refers them again (ADR 0127).
+#[test]
+fn sticks_found_in_pieces_are_called_by_the_finer_look_once_the_referee_has_shown_it_right() {
+    use yut_lab::station::simulated_station;
+    use yut_vision::finer_look::FinerLook;
+    let look = Look::world(1_400_297, 1280, 720);
+    let mut d = simulated_station(&look, model(), 1).unwrap().detector;
+    assert!(d.taught.finer_look.is_untried());
+    let frame = |k: u64| {
+        let (scene, truth) = yut_sim::numbered_throw(&look, k);
+        let img = yut_sim::render(&look, &scene).to_bgr_mat().unwrap();
+        (img, truth)
+    };
+    // The trial: the referee calls each throw referred for its count alone,
+    // and the finer look's call on the same frame is compared with it.
+    let mut k = 0;
+    while !d.taught.finer_look.taken() {
+        assert!(
+            k < 30,
+            "not taken after {k} throws: {:?}",
+            d.taught.finer_look
+        );
+        let (img, truth) = frame(k);
+        let j = d.judge_frame(&img).unwrap();
+        assert_eq!(j.finer_call, None, "throw {k}: not taken yet");
+        if j.finer_on_trial {
+            assert!(yut_vision::finer_look::wanted(&j.reading), "throw {k}");
+            d.taught
+                .finer_look
+                .learn(d.finer_call(&img).unwrap(), truth.result);
+        }
+        k += 1;
+    }
+    assert_eq!(
+        d.taught.finer_look,
+        FinerLook {
+            agreed: yut_vision::finer_look::AGREED_TO_TAKE,
+            disagreed: 0
+        }
+    );
+    // Taken: the throws it calls are called right.
+    let mut called_by_it = None;
+    while called_by_it.is_none() {
+        assert!(k < 60, "the finer look called nothing by throw {k}");
+        let (img, truth) = frame(k);
+        let j = d.judge_frame(&img).unwrap();
+        if let Some(call) = j.finer_call {
+            assert_eq!(j.reading.result, Some(call));
+            assert_eq!(
+                call, truth.result,
+                "throw {k}: a silent error: {:?}",
+                j.reading
+            );
+            assert!(!j.finer_on_trial);
+            called_by_it = Some((img, call));
+        }
+        k += 1;
+    }
+    // The referee corrects a call it made: it is given up at once, and the
+    // throw goes to the referee again.
+    let (img, call) = called_by_it.unwrap();
+    let other = if call == ThrowResult::Mo {
+        ThrowResult::Yut
+    } else {
+        ThrowResult::Mo
+    };
+    d.taught.finer_look.learn(Some(call), other);
+    assert!(!d.taught.finer_look.taken());
+    let j = d.judge_frame(&img).unwrap();
+    assert_eq!(j.reading.result, None, "{:?}", j.reading);
+    assert!(j.finer_call.is_none() && !j.finer_on_trial);
+}
+
 /// Teaching takes more shots: the sticks moved and turned, shot again, and the
 /// station's own reader learns from all of them.
 #[test]

@@ -1,9 +1,11 @@
 //! One station's judge, pure: its calibration, taught set, empty-mat reference and
 //! models together, and the stages of judging a still frame run in order
-//! (measure, read, judge).
+//! (measure, read, judge), with the finer look ([`crate::finer_look`]) at a
+//! throw found in pieces where the station's referee's calls showed it right.
 
 use crate::calibrate::Calibration;
 use crate::classify::{self, Classifier};
+use crate::finer_look;
 use crate::mark_place::read_marks_where_crossed;
 use crate::measure::{measure_placed, nominal_px, station_reference, Measured};
 use crate::profile::Taught;
@@ -13,12 +15,16 @@ use crate::sticks::{Found, Reference, Split};
 use crate::verdict::{judge, ThrowReading};
 use opencv::core::Mat;
 use opencv::prelude::*;
+use yut_rules::yut::ThrowResult;
 
 /// Everything needed to judge frames from one station.
 pub struct Detector {
     pub calibration: Calibration,
     pub taught: Taught,
     pub reference: Reference,
+    /// The same at the finer look's smaller disc
+    /// ([`Reference::with_finer_specks`]).
+    pub finer: Reference,
     pub empty: Mat,
     pub classifier: Classifier,
     /// The taught faces as the stick reader sees them (`Taught::seen`), for
@@ -35,6 +41,7 @@ impl Detector {
     ) -> opencv::Result<Detector> {
         Ok(Detector {
             reference: station_reference(&empty, &taught)?,
+            finer: station_reference(&empty, &taught)?.with_finer_specks(),
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,
@@ -60,8 +67,52 @@ impl Detector {
 
     /// Judge one still frame.
     pub fn detect(&self, frame: &Mat) -> opencv::Result<ThrowReading> {
-        let (m, probs) = self.read(frame)?;
-        Ok(judge(&self.calibration, &self.taught, &m, &probs))
+        Ok(self.judge_frame(frame)?.reading)
+    }
+
+    /// Judge one still frame as the station does: the usual look, and where
+    /// it refers the throw for its count of sticks at a station that takes
+    /// the finer look ([`finer_look::FinerLook::taken`]), the finer look's
+    /// call if it makes one.
+    pub fn judge_frame(&self, frame: &Mat) -> opencv::Result<Judged> {
+        let usual = self.judged_with(&self.reference, frame)?;
+        if !finer_look::wanted(&usual.reading) {
+            return Ok(usual);
+        }
+        if !self.taught.finer_look.taken() {
+            return Ok(Judged {
+                finer_on_trial: self.taught.finer_look.on_trial(),
+                ..usual
+            });
+        }
+        let finer = self.judged_with(&self.finer, frame)?;
+        Ok(match finer.reading.result {
+            Some(call) => Judged {
+                finer_call: Some(call),
+                ..finer
+            },
+            None => usual,
+        })
+    }
+
+    /// What the finer look calls at a frame (`None` where it refers it too):
+    /// the trial of it, at a throw the referee calls, where the station does
+    /// not take it yet ([`Judged::finer_on_trial`]).
+    pub fn finer_call(&self, frame: &Mat) -> opencv::Result<Option<ThrowResult>> {
+        Ok(self.judged_with(&self.finer, frame)?.reading.result)
+    }
+
+    fn judged_with(&self, reference: &Reference, frame: &Mat) -> opencv::Result<Judged> {
+        let sticks = self.measure_with(reference, frame, &|_, _| {})?;
+        let probs = self.probs(&sticks)?;
+        let reading = judge(&self.calibration, &self.taught, &sticks, &probs);
+        Ok(Judged {
+            sticks,
+            probs,
+            reading,
+            finer_call: None,
+            finer_on_trial: false,
+        })
     }
 
     /// Find the sticks of one still frame and measure them at the taught size,
@@ -76,9 +127,18 @@ impl Detector {
         frame: &Mat,
         place: &dyn Fn(&mut Found, (f64, f64)),
     ) -> opencv::Result<Vec<Measured>> {
+        self.measure_with(&self.reference, frame, place)
+    }
+
+    fn measure_with(
+        &self,
+        reference: &Reference,
+        frame: &Mat,
+        place: &dyn Fn(&mut Found, (f64, f64)),
+    ) -> opencv::Result<Vec<Measured>> {
         let mut sticks = measure_placed(
             &self.calibration,
-            &self.reference,
+            reference,
             &self.empty,
             frame,
             (self.taught.length_cm, self.taught.width_cm),
@@ -105,4 +165,20 @@ impl Detector {
         let probs = self.probs(&m)?;
         Ok((m, probs))
     }
+}
+
+/// One still frame judged as the station judges it ([`Detector::judge_frame`]).
+pub struct Judged {
+    /// The sticks as measured, by the look whose reading this is.
+    pub sticks: Vec<Measured>,
+    pub probs: Vec<classify::FaceProbs>,
+    pub reading: ThrowReading,
+    /// The finer look's call, where the station took it and called it: what
+    /// the referee's call on this throw tells of the finer look.
+    pub finer_call: Option<ThrowResult>,
+    /// The usual look referred the throw for its count of sticks at a
+    /// station where the finer look is on trial
+    /// ([`finer_look::FinerLook::on_trial`]): the referee's call is a trial
+    /// of it ([`Detector::finer_call`]).
+    pub finer_on_trial: bool,
 }

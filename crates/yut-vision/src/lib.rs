@@ -24,7 +24,8 @@
 //!    whenever any part of it is not clear.
 //!
 //! [`Detector`] holds one station's calibration, taught set and models and runs
-//! the stages; [`mod@teach`] learns a stick set from its pictures ([`profile`] keeps
+//! the stages, with the [`finer_look`] at a throw found in pieces where the
+//! station's referee's calls showed it right; [`mod@teach`] learns a stick set from its pictures ([`profile`] keeps
 //! it); [`settle`] follows a stream of frames to the still one to judge.
 
 pub mod calibrate;
@@ -32,6 +33,7 @@ pub mod classify;
 pub mod detector;
 pub mod features;
 pub mod files;
+pub mod finer_look;
 pub mod geometry;
 pub mod lens;
 pub mod mark_place;

@@ -119,6 +119,15 @@ impl Measured {
         (mat.inside_by(self.center_cm), corner)
     }
 
+    /// How far inside the edge of `mat` (cm, negative outside) its innermost
+    /// corner lies: where a stick off the mat comes nearest it.
+    pub fn innermost_corner(&self, mat: &calibrate::MatSpec) -> f64 {
+        self.corners_cm
+            .iter()
+            .map(|c| mat.inside_by(*c))
+            .fold(f64::MIN, f64::max)
+    }
+
     /// Its fitted width against the width a stick lying flat shows where and
     /// as it lies (`flat_width_px`; against the nominal width where that is
     /// unknown): about 1 lying on a face, about a half on its edge.

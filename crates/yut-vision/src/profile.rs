@@ -5,6 +5,7 @@
 
 use crate::calibrate::Calibration;
 use crate::features::{ACROSS, N_APPEAR, N_PROFILE, PROFILE, PROFILE_V};
+use crate::finer_look::FinerLook;
 use serde::{Deserialize, Serialize};
 
 /// Bump when the meaning of a field changes; older files are refused with a
@@ -135,6 +136,13 @@ pub struct Taught {
     /// (`yut_vision::check_readable`). Profiles without it read with the models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taught_reader: Option<super::taught_reader::TaughtReader>,
+    /// The finer look's record against this station's referee's calls
+    /// (`yut_vision::finer_look`): where it has shown itself right, the
+    /// station takes it at throws whose sticks it found in pieces. Learned
+    /// from the calls, like the taught reader's learned sticks, and
+    /// forgotten with them.
+    #[serde(default, skip_serializing_if = "FinerLook::is_untried")]
+    pub finer_look: FinerLook,
 }
 
 fn trusted() -> bool {
@@ -392,6 +400,7 @@ mod tests {
             readability: None,
             seen: None,
             taught_reader: None,
+            finer_look: Default::default(),
         }
     }
 

@@ -1124,6 +1124,7 @@ pub fn learn(
         readability: None,
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
         taught_reader: None,
+        finer_look: Default::default(),
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
     let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));

@@ -387,6 +387,31 @@ fn short_near_edge(s: &Measured, min_corner_cm: f64, taught: &Taught) -> bool {
         && min_corner_cm < (1.0 - share) * taught.length_cm
 }
 
+/// The same beyond the edge: a lone stick or piece off the mat, found short
+/// (under [`SHORT_NEAR_EDGE`] of a stick) and reaching the edge (its
+/// innermost corner within `LINE_MARGIN_CM` of it), whose centre would lie
+/// within `LINE_MARGIN_CM` of the edge if the length it lacks lay on the
+/// mat, where the foreground may not tell it from the mat (`inside_cm`: how
+/// far inside the edge its found centre lies). Its placement is then not
+/// known, and the throw goes to the referee as `on_line`, not as 낙. Fresh
+/// look 1 700 194, throw 63: a black round face across the edge of a black
+/// mat, its centre on the mat, was seen only where it lay on the light
+/// floor, a third of a stick reaching 0.7 cm over the edge, and made a
+/// silent 낙 for 도.
+fn short_beyond_edge(
+    s: &Measured,
+    inside_cm: f64,
+    innermost_corner_cm: f64,
+    taught: &Taught,
+) -> bool {
+    let share = length_share(s);
+    let lacking_cm = (1.0 - share) * taught.length_cm;
+    !s.found.shared
+        && share < SHORT_NEAR_EDGE
+        && innermost_corner_cm > -LINE_MARGIN_CM
+        && inside_cm + lacking_cm / 2.0 > -LINE_MARGIN_CM
+}
+
 /// How long a stick was found, in taught stick lengths where it lies.
 fn length_share(s: &Measured) -> f64 {
     s.found.length / s.nominal.0
@@ -1050,7 +1075,11 @@ pub fn judge_with(
         let neither = neither_of(p, &s.found);
         let (inside, min_corner) = s.inside_mat(&cal.mat);
         let (placement, pconf) = if inside < -LINE_MARGIN_CM {
-            (Placement::OffMat, 1.0)
+            if short_beyond_edge(s, inside, s.innermost_corner(&cal.mat), taught) {
+                (Placement::OnLine, 0.6)
+            } else {
+                (Placement::OffMat, 1.0)
+            }
         } else if inside <= LINE_MARGIN_CM {
             // The centre is at the edge: too close to call either way.
             (Placement::OnLine, 0.5)
@@ -1546,10 +1575,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_lone_stick_found_short_near_the_mat_edge_is_on_the_line() {
-        let taught = taught_areas(1.0, 1.0); // 20 cm sticks
-        let found_at = |length_share: f64, shared: bool| Measured {
+    /// A stick 60 px long where it lies, found at `length_share` of that.
+    fn found_at_share(length_share: f64, shared: bool) -> Measured {
+        Measured {
             found: Found {
                 length: 60.0 * length_share,
                 ..stick([100.0, 100.0], 0.0, shared, 1.0)
@@ -1565,17 +1593,55 @@ mod tests {
             nominal: (60.0, 12.0),
             features: [0.0; crate::features::N_FEATURES],
             evidence: Default::default(),
-        };
-        // Fresh look 1005330, throw 29: found at 0.65 of a stick, 2.3 cm in.
-        let short = found_at(0.65, false);
+        }
+    }
+
+    #[test]
+    fn a_lone_stick_found_short_near_the_mat_edge_is_on_the_line() {
+        let taught = taught_areas(1.0, 1.0); // 20 cm sticks
+                                             // Fresh look 1005330, throw 29: found at 0.65 of a stick, 2.3 cm in.
+        let short = found_at_share(0.65, false);
         assert!(short_near_edge(&short, 2.3, &taught));
         // Further in than the 7 cm it lacks: all of it is on the mat.
         assert!(!short_near_edge(&short, 7.5, &taught));
         // Whole, or one of a pair (its length is the taught one), or a
         // fragment (counted apart): not this check.
-        assert!(!short_near_edge(&found_at(0.9, false), 1.0, &taught));
-        assert!(!short_near_edge(&found_at(0.65, true), 1.0, &taught));
-        assert!(!short_near_edge(&found_at(0.5, false), 1.0, &taught));
+        assert!(!short_near_edge(&found_at_share(0.9, false), 1.0, &taught));
+        assert!(!short_near_edge(&found_at_share(0.65, true), 1.0, &taught));
+        assert!(!short_near_edge(&found_at_share(0.5, false), 1.0, &taught));
+    }
+
+    #[test]
+    fn a_stick_found_short_across_the_edge_from_the_floor_is_on_the_line() {
+        let taught = taught_areas(1.0, 1.0); // 20 cm sticks
+                                             // Fresh look 1 700 194, throw 63: a third of a stick seen on the
+                                             // floor, its centre 2.7 cm out, its outline 0.7 cm over the edge.
+        let third = found_at_share(0.32, false);
+        assert!(short_beyond_edge(&third, -2.7, 0.7, &taught));
+        // The same piece 3 cm out at its nearest: the rest would lie on the
+        // floor, where the piece was seen.
+        assert!(!short_beyond_edge(&third, -6.4, -3.0, &taught));
+        // A stick found at 0.8 with its centre 9 cm out: what it lacks
+        // (4 cm) cannot bring that centre to the line.
+        assert!(!short_beyond_edge(
+            &found_at_share(0.8, false),
+            -9.0,
+            -1.0,
+            &taught
+        ));
+        // Whole, or one of a pair: placed as found.
+        assert!(!short_beyond_edge(
+            &found_at_share(0.9, false),
+            -2.7,
+            0.7,
+            &taught
+        ));
+        assert!(!short_beyond_edge(
+            &found_at_share(0.32, true),
+            -2.7,
+            0.7,
+            &taught
+        ));
     }
 
     fn taught_areas(front_area: f32, back_area: f32) -> Taught {
@@ -1603,6 +1669,7 @@ mod tests {
             readability: None,
             seen: None,
             taught_reader: None,
+            finer_look: Default::default(),
         }
     }
 
