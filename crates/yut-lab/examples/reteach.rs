@@ -32,6 +32,7 @@ fn main() -> Result<()> {
                 yut_vision::teach::Bars {
                     colour: d.teach.colour_bar,
                     dark_share: d.teach.dark_share,
+                    speck_disc: d.teach.speck_disc,
                 },
                 d.teach.shadows_trimmed,
             )?)

@@ -1554,6 +1554,39 @@ fn sticks_found_in_pieces_are_called_by_the_finer_look_once_the_referee_has_show
     assert!(j.finer_call.is_none() && !j.finer_on_trial);
 }
 
+/// A station whose black lacquered round faces the usual speck disc shows
+/// too few of, or in pieces, at teaching (fresh world look 1 700 105, refused
+/// before) is taught with the finer disc and sees with it throughout; its
+/// throws are judged without a silent error, most clear ones called (ADR
+/// 0129).
+#[test]
+fn sticks_only_the_finer_disc_shows_whole_are_taught_and_judged_with_it() {
+    use yut_lab::station::simulated_station;
+    let look = Look::world(1_700_105, 1280, 720);
+    let d = simulated_station(&look, model(), 1).unwrap().detector;
+    assert_eq!(d.taught.speck_disc, yut_vision::sticks::FINER_SPECK_DISC);
+    assert_eq!(
+        d.reference.speck_disc(),
+        yut_vision::sticks::FINER_SPECK_DISC
+    );
+    let (mut called, mut clear) = (0, 0);
+    for k in 0..12u64 {
+        let (scene, truth) = yut_sim::numbered_throw(&look, k);
+        let v = judge_scene(&d, &look, &scene);
+        if let Some(r) = v.result {
+            assert_eq!(r, truth.result, "throw {k}: a silent error: {v:?}");
+        }
+        if !truth.to_refer() {
+            clear += 1;
+            called += usize::from(v.result.is_some());
+        }
+    }
+    assert!(
+        called * 2 >= clear,
+        "{called} of {clear} clear throws called"
+    );
+}
+
 /// Teaching takes more shots: the sticks moved and turned, shot again, and the
 /// station's own reader learns from all of them.
 #[test]

@@ -76,7 +76,9 @@ impl Detector {
     /// call if it makes one.
     pub fn judge_frame(&self, frame: &Mat) -> opencv::Result<Judged> {
         let usual = self.judged_with(&self.reference, frame)?;
-        if !finer_look::wanted(&usual.reading) {
+        // A station taught with the finer disc sees with it already.
+        let finer_than_usual = self.finer.speck_disc() < self.reference.speck_disc();
+        if !finer_than_usual || !finer_look::wanted(&usual.reading) {
             return Ok(usual);
         }
         if !self.taught.finer_look.taken() {

@@ -392,7 +392,8 @@ fn without_pieces_beside(
 }
 
 /// The station's reference: the empty picture at the bars teaching set
-/// (`Taught`: colour bar, dark share, shadows, looks off the mat).
+/// (`Taught`: colour bar, dark share, shadows, looks off the mat, speck
+/// disc).
 pub fn station_reference(empty: &Mat, taught: &Taught) -> opencv::Result<Reference> {
     Ok(Reference::new(empty)?
         .with_colour_bar(taught.colour_bar)
@@ -401,7 +402,8 @@ pub fn station_reference(empty: &Mat, taught: &Taught) -> opencv::Result<Referen
         .with_looks_off_mat(LooksOffMat {
             faint: taught.faint_look,
             dark: taught.dark_look,
-        }))
+        })
+        .with_speck_disc(taught.speck_disc))
 }
 
 /// A stick's taught (length, width) in pixels at the working scale `sc`,

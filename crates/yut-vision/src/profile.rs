@@ -136,6 +136,12 @@ pub struct Taught {
     /// (`yut_vision::check_readable`). Profiles without it read with the models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taught_reader: Option<super::taught_reader::TaughtReader>,
+    /// The disc (pixels across) the station's foreground masks are opened
+    /// with: `sticks::SPECK_DISC`, or the finer one where only it showed the
+    /// teach pictures' sticks whole (`yut_vision::teach`, ADR 0129).
+    /// Profiles taught before it was chosen use the usual one.
+    #[serde(default = "usual_speck_disc")]
+    pub speck_disc: i32,
     /// The finer look's record against this station's referee's calls
     /// (`yut_vision::finer_look`): where it has shown itself right, the
     /// station takes it at throws whose sticks it found in pieces. Learned
@@ -155,6 +161,10 @@ fn usual_colour_bar() -> f64 {
 
 fn usual_dark_share() -> f64 {
     super::sticks::DARK_SHARE
+}
+
+fn usual_speck_disc() -> i32 {
+    super::sticks::SPECK_DISC
 }
 
 /// How many times the most mark-like unmarked flat face's mark score the
@@ -401,6 +411,7 @@ mod tests {
             seen: None,
             taught_reader: None,
             finer_look: Default::default(),
+            speck_disc: crate::sticks::SPECK_DISC,
         }
     }
 

@@ -80,7 +80,8 @@ pub const SPECK_DISC: i32 = 3;
 /// this one everywhere, the models judged sticks they had not learned, and
 /// the leave-one-family-out sets lost six points (ADR 0126); so it is a
 /// second look, taken only where the station's referee's calls showed it
-/// right (ADR 0127).
+/// right (ADR 0127), and the whole look only of a station the usual disc
+/// could not teach (ADR 0129).
 pub const FINER_SPECK_DISC: i32 = 2;
 
 /// A further look off the mat for a missing stick: a frame's Lab picture
@@ -420,10 +421,18 @@ impl Reference {
     /// The same reference opening its masks with the finer look's smaller
     /// disc ([`FINER_SPECK_DISC`]).
     pub fn with_finer_specks(self) -> Reference {
-        Reference {
-            speck_disc: FINER_SPECK_DISC,
-            ..self
-        }
+        self.with_speck_disc(FINER_SPECK_DISC)
+    }
+
+    /// The same reference opening its masks with a disc `speck_disc` pixels
+    /// across (the station's: `Taught::speck_disc`).
+    pub fn with_speck_disc(self, speck_disc: i32) -> Reference {
+        Reference { speck_disc, ..self }
+    }
+
+    /// The disc its masks are opened with.
+    pub fn speck_disc(&self) -> i32 {
+        self.speck_disc
     }
 
     /// The same reference taking only these looks off the mat (the

@@ -461,6 +461,13 @@ pub struct Teaching {
 /// the station's own reader more of how its faces look across the mat and
 /// its light; the first shot is the taught set itself.
 ///
+/// Where the usual speck disc shows a teach picture's sticks too few or in
+/// pieces (the thin highlight of a black lacquered round face, all the
+/// camera sees of it at a small scale), the station is taught again with
+/// the finer disc (`sticks::FINER_SPECK_DISC`) and, if that is accepted,
+/// sees with it throughout (`Taught::speck_disc`); if not, the first
+/// refusal stands (ADR 0129).
+///
 /// Last, the looks off the mat for a missing stick are tried on the teach
 /// pictures' empty floor ([`looks_off_mat_kept`]).
 pub fn teach(
@@ -469,7 +476,15 @@ pub fn teach(
     shots: &[[&Mat; 3]],
     checked_by: Option<&Classifier>,
 ) -> Result<Teaching, TeachError> {
-    let mut t = teach_at_bars(cal, empty, shots, checked_by)?;
+    let mut t = match teach_at_bars(cal, empty, shots, checked_by, sticks::SPECK_DISC) {
+        // The usual disc shows too few sticks, or sticks in pieces: where
+        // the finer one shows them, the station sees with it throughout
+        // (ADR 0129).
+        Err(e @ TeachError::StickCount(..)) => {
+            teach_at_bars(cal, empty, shots, checked_by, sticks::FINER_SPECK_DISC).map_err(|_| e)?
+        }
+        t => t?,
+    };
     let kept = looks_off_mat_kept(&t.calibration, &t.taught, empty, shots)?;
     t.taught.faint_look = kept.faint;
     t.taught.dark_look = kept.dark;
@@ -519,7 +534,12 @@ fn teach_at_bars(
     empty: &Mat,
     shots: &[[&Mat; 3]],
     checked_by: Option<&Classifier>,
+    speck_disc: i32,
 ) -> Result<Teaching, TeachError> {
+    let usual_bars = Bars {
+        speck_disc,
+        ..Bars::USUAL
+    };
     let Some(&[front, back, marked]) = shots.first() else {
         return Err(TeachError::NoShots);
     };
@@ -593,13 +613,13 @@ fn teach_at_bars(
     // mat, may show a face only in part at the usual bars (a dark round face
     // moved where the mat is darker), and need the station's own bars below
     // as the first shot may.
-    let (usual, length_cm) = match at(Bars::USUAL) {
+    let (usual, length_cm) = match at(usual_bars) {
         Ok(t) => {
             let length_cm = t.set.length_cm;
             (Ok(t), length_cm)
         }
         Err(e) if n > 1 => {
-            let first = at_trimmed_of(&shots[..1], Bars::USUAL, false)?;
+            let first = at_trimmed_of(&shots[..1], usual_bars, false)?;
             (Err(e), first.set.length_cm)
         }
         Err(e) => return Err(e),
@@ -634,9 +654,10 @@ fn teach_at_bars(
     let mut shown = |bars: Bars| -> opencv::Result<sticks::Shown> {
         let at = Reference::new(empty)?
             .with_colour_bar(bars.colour)
-            .with_dark_share(bars.dark_share)?;
+            .with_dark_share(bars.dark_share)?
+            .with_speck_disc(bars.speck_disc);
         let (front_fg, back_fg) = (foreground(&front_lab, &at)?, foreground(&back_lab, &at)?);
-        let apart = if bars != Bars::USUAL {
+        let apart = if bars != usual_bars {
             if near.is_none() {
                 near = Some((near_of(&front_lab)?, near_of(&back_lab)?));
             }
@@ -656,13 +677,13 @@ fn teach_at_bars(
     let colour = sticks::station_colour_bar(|colour| {
         shown(Bars {
             colour,
-            ..Bars::USUAL
+            ..usual_bars
         })
     })?;
     let kept = if colour < sticks::COLOUR_BAR {
         at(Bars {
             colour,
-            ..Bars::USUAL
+            ..usual_bars
         })
         .or(usual)
     } else {
@@ -672,13 +693,23 @@ fn teach_at_bars(
     // the station takes darker pixels than a shadow's for sticks at a
     // raised share where the teach pictures allow it (ADR 0120).
     let colour = kept.as_ref().map_or(colour, |t| t.set.colour_bar);
-    let dark_share = sticks::station_dark_share(|dark_share| shown(Bars { colour, dark_share }))?;
+    let dark_share = sticks::station_dark_share(|dark_share| {
+        shown(Bars {
+            colour,
+            dark_share,
+            speck_disc,
+        })
+    })?;
     // Taught at the highest share up to it that teaching accepts: at a raised
     // share the readers may no longer tell the taught faces apart (look
     // 1 400 297 at 0.75: its taught sticks read at 20 %).
     for steps in (1..=sticks::dark_share_steps(dark_share)).rev() {
         let dark_share = sticks::dark_share_at(steps);
-        if let Ok(t) = at(Bars { colour, dark_share }) {
+        if let Ok(t) = at(Bars {
+            colour,
+            dark_share,
+            speck_disc,
+        }) {
             return Ok(t);
         }
     }
@@ -692,6 +723,9 @@ fn teach_at_bars(
 pub struct Bars {
     pub colour: f64,
     pub dark_share: f64,
+    /// The disc its foreground is opened with (`sticks::SPECK_DISC`, or the
+    /// finer one at a station whose sticks only it shows: [`teach`]).
+    pub speck_disc: i32,
 }
 
 impl Bars {
@@ -699,6 +733,7 @@ impl Bars {
     pub const USUAL: Bars = Bars {
         colour: sticks::COLOUR_BAR,
         dark_share: sticks::DARK_SHARE,
+        speck_disc: sticks::SPECK_DISC,
     };
 }
 
@@ -799,6 +834,14 @@ pub struct TeachSet {
     /// were found at the usual one.
     #[serde(default = "usual_dark_share")]
     pub dark_share: f64,
+    /// The disc the sticks' foreground was opened with (`Taught::speck_disc`);
+    /// sets stored before it was chosen used the usual one.
+    #[serde(default = "usual_speck_disc")]
+    pub speck_disc: i32,
+}
+
+fn usual_speck_disc() -> i32 {
+    sticks::SPECK_DISC
 }
 
 fn usual_colour_bar() -> f64 {
@@ -822,6 +865,7 @@ impl TeachSet {
             colour_bar: self.colour_bar,
             dark_share: self.dark_share,
             shadows_trimmed: self.shadows_trimmed,
+            speck_disc: self.speck_disc,
             ..taught
         })
     }
@@ -934,7 +978,8 @@ pub fn teach_measure(
     let reference = Reference::new(empty)?
         .with_colour_bar(bars.colour)
         .with_dark_share(bars.dark_share)?
-        .with_shadows_trimmed(shadows_trimmed)?;
+        .with_shadows_trimmed(shadows_trimmed)?
+        .with_speck_disc(bars.speck_disc);
     // First pass: the four biggest blobs give the stick size.
     let blobs = |img: &Mat| -> Result<Vec<(f64, f64, [f64; 2])>, TeachError> {
         Ok(teach_blobs(cal, &reference, img)?
@@ -984,6 +1029,7 @@ pub fn teach_measure(
         colour_bar: bars.colour,
         shadows_trimmed,
         dark_share: bars.dark_share,
+        speck_disc: bars.speck_disc,
     })
 }
 
@@ -1125,6 +1171,7 @@ pub fn learn(
         seen: Some(reader::TaughtSticks::from_teach(f, b)),
         taught_reader: None,
         finer_look: Default::default(),
+        speck_disc: crate::sticks::SPECK_DISC,
     };
     let (nearest, marked_one) = marked_stick(&provisional, f, b, k)?;
     let m_marked = mark_score(&f[nearest].features).max(mark_score(&marked_one.features));
@@ -1209,6 +1256,7 @@ mod tests {
             colour_bar: sticks::COLOUR_BAR,
             dark_share: sticks::DARK_SHARE,
             shadows_trimmed: trimmed,
+            speck_disc: sticks::SPECK_DISC,
         }
     }
 

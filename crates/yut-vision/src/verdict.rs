@@ -1670,6 +1670,7 @@ mod tests {
             seen: None,
             taught_reader: None,
             finer_look: Default::default(),
+            speck_disc: crate::sticks::SPECK_DISC,
         }
     }
 
