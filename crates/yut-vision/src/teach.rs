@@ -466,7 +466,8 @@ pub struct Teaching {
 /// camera sees of it at a small scale), the station is taught again with
 /// the finer disc (`sticks::FINER_SPECK_DISC`) and, if that is accepted,
 /// sees with it throughout (`Taught::speck_disc`); if not, the first
-/// refusal stands (ADR 0129).
+/// refusal stands (ADR 0129). Only where `checked_by` checks the taught
+/// sticks: a training run keeps to the stations the usual disc teaches.
 ///
 /// Last, the looks off the mat for a missing stick are tried on the teach
 /// pictures' empty floor ([`looks_off_mat_kept`]).
@@ -478,9 +479,10 @@ pub fn teach(
 ) -> Result<Teaching, TeachError> {
     let mut t = match teach_at_bars(cal, empty, shots, checked_by, sticks::SPECK_DISC) {
         // The usual disc shows too few sticks, or sticks in pieces: where
-        // the finer one shows them, the station sees with it throughout
-        // (ADR 0129).
-        Err(e @ TeachError::StickCount(..)) => {
+        // the finer one shows them, and the readers read the sticks it
+        // shows, the station sees with it throughout (ADR 0129). Training
+        // runs (no reader checks) keep the stations the usual disc teaches.
+        Err(e @ TeachError::StickCount(..)) if checked_by.is_some() => {
             teach_at_bars(cal, empty, shots, checked_by, sticks::FINER_SPECK_DISC).map_err(|_| e)?
         }
         t => t?,
