@@ -1008,18 +1008,15 @@ fn learn(
     let Some(throw) = recent.iter().find(|r| &r.evidence == evidence) else {
         return;
     };
-    let finer = match (&throw.trial_frame, throw.finer_call) {
-        (_, Some(call)) => Some(call),
-        (Some(frame), None) => det.finer_call(frame).unwrap_or_else(|e| {
-            eprintln!("yutstation: the finer look at {from} failed: {e}");
-            None
-        }),
-        (None, None) => None,
-    };
     let before = det.taught.finer_look;
-    det.taught.finer_look.learn(finer, called);
+    let turned = det
+        .learn_finer_look(throw.finer_call, throw.trial_frame.as_ref(), called)
+        .unwrap_or_else(|e| {
+            eprintln!("yutstation: the finer look at {from} failed: {e}");
+            false
+        });
     let mut changed = before != det.taught.finer_look;
-    if before.taken() != det.taught.finer_look.taken() {
+    if turned {
         eprintln!(
             "yutstation: after the referee's call on {from}, the finer look at sticks found in pieces is {}",
             det.taught.finer_look

@@ -535,17 +535,7 @@ pub fn run(a: EvalArgs) -> Result<()> {
             let img = to_mat(&renderer.render(&scene))?;
             let t = Instant::now();
             let judged = if a.true_placement {
-                let sticks =
-                    det.measure_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?;
-                let probs = det.probs(&sticks)?;
-                let reading = yut_vision::judge(&det.calibration, &det.taught, &sticks, &probs);
-                yut_vision::detector::Judged {
-                    sticks,
-                    probs,
-                    reading,
-                    finer_call: None,
-                    finer_on_trial: false,
-                }
+                det.judge_placed(&img, &|s, nominal| place_at_truth(s, nominal, &truth))?
             } else {
                 det.judge_frame(&img)?
             };
@@ -570,15 +560,13 @@ pub fn run(a: EvalArgs) -> Result<()> {
                 tally.add_learning(k, ambiguous, &v, &v_untaught, truth.result);
                 if v.result.is_none() || judged.finer_call.is_some() {
                     let called = referee_call(truth.result, a.wrong_calls, seed, k);
-                    let finer = if judged.finer_on_trial {
-                        det.finer_call(&img)?
-                    } else {
-                        judged.finer_call
-                    };
-                    let was_taken = det.taught.finer_look.taken();
-                    det.taught.finer_look.learn(finer, called);
-                    if was_taken != det.taught.finer_look.taken() {
-                        let now = if was_taken { "gives up" } else { "takes" };
+                    let trial = judged.finer_on_trial.then_some(&img);
+                    if det.learn_finer_look(judged.finer_call, trial, called)? {
+                        let now = if det.taught.finer_look.taken() {
+                            "takes"
+                        } else {
+                            "gives up"
+                        };
                         say(
                             &bar,
                             format!(

@@ -39,9 +39,10 @@ impl Detector {
         empty: Mat,
         classifier: Classifier,
     ) -> opencv::Result<Detector> {
+        let reference = station_reference(&empty, &taught)?;
         Ok(Detector {
-            reference: station_reference(&empty, &taught)?,
-            finer: station_reference(&empty, &taught)?.with_finer_specks(),
+            finer: reference.clone().with_finer_specks(),
+            reference,
             looks: taught.seen.as_ref().map(reader::TaughtSticks::looks),
             calibration,
             taught,
@@ -75,7 +76,7 @@ impl Detector {
     /// the finer look ([`finer_look::FinerLook::taken`]), the finer look's
     /// call if it makes one.
     pub fn judge_frame(&self, frame: &Mat) -> opencv::Result<Judged> {
-        let usual = self.judged_with(&self.reference, frame)?;
+        let usual = self.judged_with(&self.reference, frame, &|_, _| {})?;
         // A station taught with the finer disc sees with it already.
         let finer_than_usual = self.finer.speck_disc() < self.reference.speck_disc();
         if !finer_than_usual || !finer_look::wanted(&usual.reading) {
@@ -87,7 +88,7 @@ impl Detector {
                 ..usual
             });
         }
-        let finer = self.judged_with(&self.finer, frame)?;
+        let finer = self.judged_with(&self.finer, frame, &|_, _| {})?;
         Ok(match finer.reading.result {
             Some(call) => Judged {
                 finer_call: Some(call),
@@ -97,15 +98,55 @@ impl Detector {
         })
     }
 
+    /// [`Detector::judge_frame`]'s usual look alone, each stick's placement
+    /// passed through `place` (`eval --true-placement`).
+    pub fn judge_placed(
+        &self,
+        frame: &Mat,
+        place: &dyn Fn(&mut Found, (f64, f64)),
+    ) -> opencv::Result<Judged> {
+        self.judged_with(&self.reference, frame, place)
+    }
+
+    /// Learn from the referee's call `called` on a judged throw what it
+    /// tells of the finer look ([`finer_look::FinerLook::learn`]): the call
+    /// the finer look made (`judged.finer_call`), or at a trial throw
+    /// (`judged.finer_on_trial`) the call it makes on `frame`, the throw's
+    /// frame, looked at now. Whether the station now takes the finer look
+    /// where it did not, or the other way round.
+    pub fn learn_finer_look(
+        &mut self,
+        finer_call: Option<ThrowResult>,
+        trial_frame: Option<&Mat>,
+        called: ThrowResult,
+    ) -> opencv::Result<bool> {
+        let finer = match (finer_call, trial_frame) {
+            (Some(call), _) => Some(call),
+            (None, Some(frame)) => self.finer_call(frame)?,
+            (None, None) => None,
+        };
+        let was_taken = self.taught.finer_look.taken();
+        self.taught.finer_look.learn(finer, called);
+        Ok(was_taken != self.taught.finer_look.taken())
+    }
+
     /// What the finer look calls at a frame (`None` where it refers it too):
     /// the trial of it, at a throw the referee calls, where the station does
     /// not take it yet ([`Judged::finer_on_trial`]).
     pub fn finer_call(&self, frame: &Mat) -> opencv::Result<Option<ThrowResult>> {
-        Ok(self.judged_with(&self.finer, frame)?.reading.result)
+        Ok(self
+            .judged_with(&self.finer, frame, &|_, _| {})?
+            .reading
+            .result)
     }
 
-    fn judged_with(&self, reference: &Reference, frame: &Mat) -> opencv::Result<Judged> {
-        let sticks = self.measure_with(reference, frame, &|_, _| {})?;
+    fn judged_with(
+        &self,
+        reference: &Reference,
+        frame: &Mat,
+        place: &dyn Fn(&mut Found, (f64, f64)),
+    ) -> opencv::Result<Judged> {
+        let sticks = self.measure_with(reference, frame, place)?;
         let probs = self.probs(&sticks)?;
         let reading = judge(&self.calibration, &self.taught, &sticks, &probs);
         Ok(Judged {
@@ -120,18 +161,11 @@ impl Detector {
     /// Find the sticks of one still frame and measure them at the taught size,
     /// the taught mark place read where sticks cross.
     pub fn measure(&self, frame: &Mat) -> opencv::Result<Vec<Measured>> {
-        self.measure_placed(frame, &|_, _| {})
+        self.measure_with(&self.reference, frame, &|_, _| {})
     }
 
-    /// [`Detector::measure`] with each stick's placement passed through `place`.
-    pub fn measure_placed(
-        &self,
-        frame: &Mat,
-        place: &dyn Fn(&mut Found, (f64, f64)),
-    ) -> opencv::Result<Vec<Measured>> {
-        self.measure_with(&self.reference, frame, place)
-    }
-
+    /// [`Detector::measure`] against `reference`, each stick's placement
+    /// passed through `place`.
     fn measure_with(
         &self,
         reference: &Reference,

@@ -20,6 +20,7 @@ use opencv::prelude::*;
 /// mat's edge was taken for a piece of a stick in 12 of its 50 throws.
 /// Elsewhere the range is the pixel itself: widened over a whole mat, it
 /// hid the edges of faint sticks on grained or woven mats.
+#[derive(Clone)]
 pub struct Reference {
     /// The least of the empty image's a and b planes of Lab around each
     /// pixel (8-bit).
