@@ -98,14 +98,17 @@ fn show(path: &std::path::Path) -> Result<()> {
         }
         None => println!("faces read by: the appearance models"),
     }
+    // A station taught with the finer disc finds every throw with it: it has
+    // no finer look to try on sticks found in pieces.
     if t.speck_disc < yut_vision::sticks::SPECK_DISC {
         println!(
             "finding: with the finer speck disc ({} px, usual {}): only it showed the taught sticks whole",
             t.speck_disc,
             yut_vision::sticks::SPECK_DISC
         );
+    } else {
+        println!("finer look at sticks found in pieces: {}", t.finer_look);
     }
-    println!("finer look at sticks found in pieces: {}", t.finer_look);
     let mark = if !t.mark_distinct() {
         "the mark does not stand out: 도 and 뒷도 go to the referee"
     } else if t.reader_reads_mark {
