@@ -2,7 +2,7 @@
 //! round faces up, only the marked stick flat face up), checked for whether the
 //! readers can read it, with the notes the crew should hear.
 
-use crate::calibrate::Calibration;
+use crate::calibrate::{Calibration, SMALL_IN_PICTURE_PX_PER_CM};
 use crate::classify::{self, Classifier};
 use crate::features::{self, N_APPEAR};
 use crate::geometry::MatMap;
@@ -366,20 +366,38 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
 /// What else to check when a teach picture shows the wrong number of sticks
 /// and the sticks already lie apart. On generated looks, more than four were
 /// sticks with dark bands painted across them, each found as pieces; fewer,
-/// sticks the colour of the mat (wood on straw).
-fn stick_count_hint(found: usize) -> &'static str {
-    if found > 4 {
-        "if they lie apart, a stick shows in pieces (dark bands across it, or a deep shadow): light the mat evenly, or use sticks without dark bands across them"
+/// sticks the colour of the mat (wood on straw). Where the mat shows small
+/// in the picture (under `SMALL_IN_PICTURE_PX_PER_CM`, `px_per_cm` at its
+/// centre), the sticks show small with it, and a stick's highlights, which
+/// tell a dark face from a dark mat, are a pixel or two wide: of the fresh
+/// painted-dark looks from 1 700 000 refused for their count of sticks, one
+/// showed the mat at 1.8 px/cm.
+fn stick_count_hint(found: usize, px_per_cm: f64) -> String {
+    let small = if px_per_cm < SMALL_IN_PICTURE_PX_PER_CM {
+        format!(
+            "the mat and the sticks show small in the picture ({px_per_cm:.1} px/cm at its centre, under {SMALL_IN_PICTURE_PX_PER_CM}): bring the camera closer, zoom in, or use a higher resolution; "
+        )
     } else {
-        "if they lie apart, the sticks do not stand out from the mat: add light, or lay a mat of another colour or brightness than the sticks"
-    }
+        String::new()
+    };
+    let what = if found > 4 {
+        "a stick shows in pieces (dark bands across it, or a deep shadow): light the mat evenly, or use sticks without dark bands across them"
+    } else {
+        "the sticks do not stand out from the mat: add light, or lay a mat of another colour or brightness than the sticks"
+    };
+    format!("if they lie apart, {small}{what}")
 }
 
 /// Why teaching refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TeachError {
-    #[error("the {0} picture shows {1} sticks, not 4: spread all four sticks apart on the mat, away from its edge; {hint}", hint = stick_count_hint(*.1))]
-    StickCount(&'static str, usize),
+    #[error("the {picture} picture shows {found} sticks, not 4: spread all four sticks apart on the mat, away from its edge; {hint}", hint = stick_count_hint(*found, *px_per_cm))]
+    StickCount {
+        picture: &'static str,
+        found: usize,
+        /// How large the mat shows at its centre, for the hint.
+        px_per_cm: f64,
+    },
     #[error("the mark is not visible: in the marked picture exactly one stick must lie flat face up, and its mark must be dark on the flat face")]
     NoMark,
     #[error("the sticks moved between the teach pictures: keep them in the same places and turn them over")]
@@ -482,7 +500,7 @@ pub fn teach(
         // the finer one shows them, and the readers read the sticks it
         // shows, the station sees with it throughout (ADR 0129). Training
         // runs (no reader checks) keep the stations the usual disc teaches.
-        Err(e @ TeachError::StickCount(..)) if checked_by.is_some() => {
+        Err(e @ TeachError::StickCount { .. }) if checked_by.is_some() => {
             teach_at_bars(cal, empty, shots, checked_by, sticks::FINER_SPECK_DISC).map_err(|_| e)?
         }
         t => t?,
@@ -996,7 +1014,11 @@ pub fn teach_measure(
     for (name, img) in [("front", front), ("back", back), ("marked", marked)] {
         let b = blobs(img)?;
         if b.len() != 4 {
-            return Err(TeachError::StickCount(name, b.len()));
+            return Err(TeachError::StickCount {
+                picture: name,
+                found: b.len(),
+                px_per_cm: cal.px_per_cm_at_centre(),
+            });
         }
         sizes.extend(b);
     }
@@ -1018,7 +1040,11 @@ pub fn teach_measure(
                 .collect();
         }
         if m.len() != 4 {
-            return Err(TeachError::StickCount(name, m.len()));
+            return Err(TeachError::StickCount {
+                picture: name,
+                found: m.len(),
+                px_per_cm: cal.px_per_cm_at_centre(),
+            });
         }
         Ok(m)
     };

@@ -1070,6 +1070,11 @@ pub fn judge_with(
         .iter()
         .map(|s| !s.found.shared && length_share(s) < FRAGMENT_LENGTH)
         .collect();
+    // Things the picture's edge cuts: no whole stick seen.
+    let cut: Vec<bool> = found
+        .iter()
+        .map(|f| runs_out_of_picture(f, cal.width, cal.height))
+        .collect();
     let short_pair = pair_covers_too_little(taught, &found, &read_front, &certain);
     for (i, (s, p)) in sticks.iter().zip(probs).enumerate() {
         let neither = neither_of(p, &s.found);
@@ -1090,14 +1095,16 @@ pub fn judge_with(
         } else {
             (Placement::OnMat, 1.0)
         };
-        // A piece far out on the floor is no stick thrown off the mat.
-        let far_piece = piece[i] && inside < -FAR_PIECE_LENGTHS * taught.length_cm;
-        if far_piece {
+        // A piece far out on the floor is no stick thrown off the mat, nor
+        // is a thing off it that runs out of the picture.
+        let no_thrown_stick = (piece[i] && inside < -FAR_PIECE_LENGTHS * taught.length_cm)
+            || (placement == Placement::OffMat && cut[i]);
+        if no_thrown_stick {
             reasons.push(Reason::StickCount);
         } else if placement == Placement::OffMat {
             any_off = true;
         }
-        if inside < 0.0 && !far_piece {
+        if inside < 0.0 && !no_thrown_stick {
             off_guess = true;
         }
         if placement == Placement::OnLine {
@@ -1347,7 +1354,10 @@ pub fn judge_with(
             .iter()
             .map(|r| r.placement == Placement::OffMat)
             .collect();
-        if whole_stick_off(&found, &piece, &off) {
+        // What the picture's edge cuts counts as a thing found, not as a
+        // whole stick off the mat.
+        let not_whole: Vec<bool> = piece.iter().zip(&cut).map(|(p, c)| *p || *c).collect();
+        if whole_stick_off(&found, &not_whole, &off) {
             reasons.retain(|r| *r == Reason::OnLine);
         }
     } else if conf < th.min_conf && reasons.is_empty() {
@@ -1362,6 +1372,28 @@ pub fn judge_with(
         reasons,
         sticks: readings,
     }
+}
+
+/// How near the picture's edge (px) a found thing's fitted corner may come
+/// before the edge is taken to cut it: the fit of a blob the edge cuts puts
+/// its corners on the edge's pixels or past them.
+const PICTURE_EDGE_PX: f64 = 1.5;
+
+/// Whether the picture's edge cuts a found thing: what lies past it is not
+/// seen, so the thing's length and shape, which make it a stick, are not
+/// known. Off the mat it is then no stick thrown off the mat, and the
+/// throw goes to the referee for its stick count rather than called 낙.
+/// Fresh look 1 700 194, throw 97: a stripe of the floor's boards, cut by
+/// the top of the picture to a stick's length, was taken for the fourth
+/// stick (one lay on another, unfound) and made a silent 낙.
+fn runs_out_of_picture(f: &Found, width: u32, height: u32) -> bool {
+    let (w, h) = (f64::from(width), f64::from(height));
+    f.corners().iter().any(|c| {
+        c[0] < PICTURE_EDGE_PX
+            || c[1] < PICTURE_EDGE_PX
+            || c[0] > w - 1.0 - PICTURE_EDGE_PX
+            || c[1] > h - 1.0 - PICTURE_EDGE_PX
+    })
 }
 
 /// A lone piece (under [`FRAGMENT_LENGTH`] of a stick) found farther beyond
@@ -1386,15 +1418,16 @@ const ONE_STICK_BLOB: f64 = 1.7;
 /// piece or a fifth thing off the mat may be no stick (a piece of a stick
 /// on the mat was once found far beyond it), so then the count still sends
 /// the throw to the referee.
-/// (`piece`: which are lone pieces under `FRAGMENT_LENGTH`; `off`: which
-/// lie clearly off the mat.)
-fn whole_stick_off(found: &[Found], piece: &[bool], off: &[bool]) -> bool {
+/// (`not_whole`: which are no whole stick seen, lone pieces under
+/// `FRAGMENT_LENGTH` or things the picture's edge cuts; `off`: which lie
+/// clearly off the mat.)
+fn whole_stick_off(found: &[Found], not_whole: &[bool], off: &[bool]) -> bool {
     let mut count = 0;
     let mut whole_off = false;
     for (i, s) in found.iter().enumerate() {
         if !off[i] || !s.shared {
             count += 1;
-            whole_off |= off[i] && !piece[i];
+            whole_off |= off[i] && !not_whole[i];
             continue;
         }
         let blob: Vec<usize> = (0..found.len())
@@ -1406,7 +1439,7 @@ fn whole_stick_off(found: &[Found], piece: &[bool], off: &[bool]) -> bool {
         } else if blob[0] == i {
             // The blob's first stick stands for it.
             count += 1;
-            whole_off = true;
+            whole_off |= !blob.iter().any(|&j| not_whole[j]);
         }
     }
     whole_off && count == THROWN_STICKS
@@ -1642,6 +1675,21 @@ mod tests {
             0.7,
             &taught
         ));
+    }
+
+    #[test]
+    fn a_thing_the_pictures_edge_cuts_is_no_whole_stick() {
+        // Fresh look 1 700 194, throw 97: a floor stripe at the top of a
+        // 1280 × 720 picture, fitted at 151°, centred 12 px down.
+        let stripe = stick([406.0, 12.3], 151.0, false, 1.0);
+        assert!(runs_out_of_picture(&stripe, 1280, 720));
+        // The same 40 px further down lies whole in the picture.
+        let whole = stick([406.0, 52.3], 151.0, false, 1.0);
+        assert!(!runs_out_of_picture(&whole, 1280, 720));
+        // Each edge of the picture cuts.
+        for at in [[10.0, 360.0], [1270.0, 360.0], [640.0, 710.0]] {
+            assert!(runs_out_of_picture(&stick(at, 0.0, false, 1.0), 1280, 720));
+        }
     }
 
     fn taught_areas(front_area: f32, back_area: f32) -> Taught {
@@ -2198,6 +2246,9 @@ mod tests {
             &no_piece,
             &[false, false, false, false, true]
         ));
+        // Three on the mat and a thing off it that the picture's edge cuts:
+        // no whole stick seen off the mat (fresh look 1 700 194, throw 97).
+        assert!(!whole_stick_off(&four, &[false, false, false, true], &off));
         // A blob off the mat the size of two sticks counts as two.
         let mut two_off = split;
         two_off[3].blob_ratio = 2.1;
