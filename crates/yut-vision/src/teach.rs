@@ -369,9 +369,9 @@ pub fn teach_notes(worst: f64, taught: &Taught, cal: &Calibration) -> Vec<String
 /// sticks the colour of the mat (wood on straw). Where the mat shows small
 /// in the picture (under `SMALL_IN_PICTURE_PX_PER_CM`, `px_per_cm` at its
 /// centre), the sticks show small with it, and a stick's highlights, which
-/// tell a dark face from a dark mat, are a pixel or two wide: of the fresh
-/// painted-dark looks from 1 700 000 refused for their count of sticks, one
-/// showed the mat at 1.8 px/cm.
+/// tell a dark face from a dark mat, are a pixel or two wide: three of the
+/// four fresh painted-dark looks from 1 700 000 refused for their count of
+/// sticks showed the mat at 1.8–2.4 px/cm.
 fn stick_count_hint(found: usize, px_per_cm: f64) -> String {
     let small = if px_per_cm < SMALL_IN_PICTURE_PX_PER_CM {
         format!(
