@@ -10,7 +10,7 @@ use crate::features::{BAND_WIDTH, N_APPEAR};
 use crate::mark_place::{reaching_over, MarkRead};
 use crate::measure::mark_score;
 use crate::measure::Measured;
-use crate::profile::{Taught, FIT_CONTRAST};
+use crate::profile::Taught;
 use crate::sticks::{covered_share, others_than, Found, THROWN_STICKS};
 use serde::{Deserialize, Serialize};
 use yut_rules::yut::ThrowResult;
@@ -75,8 +75,6 @@ pub enum Doubt {
     /// Neither face reached its calling bar (nor the readers agree on one
     /// each on its own: `all_lean`, `readers_agree`).
     BelowBar,
-    /// Lying across another, its shading fit says the other face.
-    ShadingFit,
     /// Split out of a blob narrow and showing narrow, or slim or showing the
     /// thinnest band without the readers all but certain: on its edge or
     /// leaning (`shows_narrow`).
@@ -86,9 +84,6 @@ pub enum Doubt {
     /// One of a side-by-side pair that covers too little of the mat
     /// (`pair_covers_too_little`).
     ShortPair,
-    /// Fitted over another stick of its blob at a shallow angle
-    /// (`SIDE_OVERLAP`): the split of the blob is in doubt.
-    Overlap,
     /// A lone piece under `FRAGMENT_LENGTH` of a stick long.
     Fragment,
     /// The stick reader under `READER_SURE` and the forest and net, together,
@@ -104,14 +99,12 @@ pub enum Doubt {
 }
 
 impl Doubt {
-    pub const ALL: [Doubt; 11] = [
+    pub const ALL: [Doubt; 9] = [
         Doubt::Neither,
         Doubt::BelowBar,
-        Doubt::ShadingFit,
         Doubt::Narrow,
         Doubt::Hidden,
         Doubt::ShortPair,
-        Doubt::Overlap,
         Doubt::Fragment,
         Doubt::ReadersSplit,
         Doubt::ForestDoubts,
@@ -187,7 +180,7 @@ pub const NET_SURE: f64 = 0.97;
 pub const FOREST_LEANS: f64 = 0.65;
 const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
 /// For a stick lying across another or under one (its picture is partly the
-/// other's). It must also agree with its shading fit. (At 0.85, 23 more of
+/// other's). (At 0.85, 23 more of
 /// the stored clear throws were called, and a flat face of a crossing pair
 /// on validation look 100168, read round under 0.87, made a silent 걸 for 윷.)
 pub const FACE_CALL_SHARED: f64 = 0.9;
@@ -243,14 +236,6 @@ pub const MARK_NEED: f64 = 0.9;
 /// unmarked faces read at 0.0000). On the stored and fresh sets, 13 throws
 /// called right at 0.8–0.9 are referred (ADR 0060).
 pub const MARK_CALL: f64 = 0.9;
-/// The readers' certainty at which a stick lying across another (or under
-/// one) is read even when its shading fit says the other face. On the seven
-/// stored held-out sets, overruling it from 0.99 called 41 more of their
-/// 2,789 clear throws right. Overruling it from 0.97 let one through wrong
-/// on the 18 stored held-out, development and validation sets (8,700
-/// throws: a flat face under a resting stick read round, a silent 모 for
-/// 도); from 0.99, none.
-pub const FIT_OVERRULED: f64 = 0.99;
 /// Share of a stick's footprint covered by another's above which the two
 /// lie across each other (see [`covered_share`]): its face takes
 /// `FACE_CALL_SHARED`. Sticks that only
@@ -326,16 +311,6 @@ const EDGE_NEITHER: f64 = 0.05;
 /// was read flat at 0.96 (a silent 걸 for 개 on a held-out look); the pair
 /// covered under 0.85 of what two flat faces would.
 const PAIR_AREA: f64 = 0.85;
-/// Two sticks of one blob at a shallow angle (|cos| above `SHALLOW_COS`,
-/// under about 26°) whose footprints overlap by more than `SIDE_OVERLAP` of
-/// one of them: the finder could not split their blob cleanly (it squeezes
-/// sticks that touch side by side together and turns them), and each one's
-/// patch holds part of the other. A round face fitted over its flat
-/// neighbour this way, 0.75 of a width from it and turned 14°, was read flat
-/// at 0.967 in a blob of three, where the pair's area does not apply: a
-/// silent 걸 for 개 on fresh look 1003612 (ADR 0042).
-const SHALLOW_COS: f64 = 0.9;
-const SIDE_OVERLAP: f64 = 0.15;
 const PAIR_COS: f64 = 0.99;
 
 /// Placement margin (cm): a stick whose middle is read this near the mat's
@@ -606,22 +581,6 @@ fn certainty(p: &FaceProbs, agree: bool) -> f64 {
         }
         _ => best,
     }
-}
-
-/// Whether stick `i` of `found` was split out of a blob over another of its
-/// blob at a shallow angle (see `SIDE_OVERLAP`).
-fn overlaps_at_shallow_angle(found: &[Found], i: usize) -> bool {
-    let s = &found[i];
-    if !s.shared {
-        return false;
-    }
-    let shallow: Vec<Found> = found
-        .iter()
-        .enumerate()
-        .filter(|&(j, o)| j != i && o.same_blob(s) && o.axis_cos(s) > SHALLOW_COS)
-        .map(|(_, o)| *o)
-        .collect();
-    covered_share(s, &shallow) > SIDE_OVERLAP
 }
 
 /// How two sticks alone in one blob lie: side by side (axes within
@@ -1131,16 +1090,13 @@ pub fn judge_with(
         } else {
             face_call
         };
-        // A stick lying across another or under one: its shading across must
-        // also agree with the face the readers see (the forest alone made
-        // silent errors on such sticks: part of what it sees is the other
-        // stick), unless they are all but certain. One only touching another
-        // side by side is measured with the other painted over and read like
-        // a lone one, without this veto (it referred 45 clear throws of the
-        // stored sets that the readers read right, and caught no wrong one).
         // The guards below stand in for what the forest and the net cannot
-        // see: a stick on its edge, under another, split from a blob in
-        // doubt. The stick reader sees the stick beside the others and its
+        // see: a stick on its edge, under another. Two more were retired
+        // (ADR 0131): on the world validation looks and the five held-out
+        // families they held no stick that no other guard held but sticks
+        // read right (a stick across another whose shading across said the
+        // other face; one fitted over another of its blob at a shallow
+        // angle). The stick reader sees the stick beside the others and its
         // own taught faces, and learned those cases from the hard-case
         // throws: where it read, they only referred throws it read right
         // (25 of 807 clear validation throws and 8 of 547 development
@@ -1149,9 +1105,6 @@ pub fn judge_with(
         // certain (`reader_sees_narrow`, ADR 0059).
         let guarded = p.stick.is_none();
         let fragment = piece[i];
-        let looks_flat = || taught.face_fit(&s.features)[FIT_CONTRAST] > 0.0;
-        let disagrees =
-            guarded && crossed[i] && best < FIT_OVERRULED && looks_flat() != (p.front > p.back);
         // Fitted narrow and showing narrow, or fitted slim or showing the
         // narrowest band the patch can measure: on its edge or leaning
         // (`shows_narrow`). A stick touching another side by side is
@@ -1194,7 +1147,6 @@ pub fn judge_with(
                     && s.found.axis_cos(&o.found) > TWIN_COS
             });
         let hidden = guarded && (covered[i] > HIDDEN || twin);
-        let side_overlap = guarded && overlaps_at_shallow_angle(&found, i);
         // Two side by side that cover too little: one is on its edge or
         // leaning on the other. Kept where the stick reader read: it read a
         // stick leaning on its neighbour flat at 0.96 (a silent 걸 for 개).
@@ -1211,11 +1163,9 @@ pub fn judge_with(
             // gives way to the forest's and the net's (`readers_agree`).
             (neither >= th.neither_max && !agree, Doubt::Neither),
             (best < call, Doubt::BelowBar),
-            (disagrees, Doubt::ShadingFit),
             (narrow, Doubt::Narrow),
             (hidden, Doubt::Hidden),
             (short, Doubt::ShortPair),
-            (side_overlap, Doubt::Overlap),
             (fragment, Doubt::Fragment),
             (split, Doubt::ReadersSplit),
             (forest_doubts, Doubt::ForestDoubts),
@@ -2104,35 +2054,6 @@ mod tests {
             0.1,
             1.0
         ));
-    }
-
-    #[test]
-    fn a_stick_fitted_over_another_of_its_blob_at_a_shallow_angle_is_not_read() {
-        // Sticks 16 px wide. Touching side by side, a width apart: no overlap.
-        let apart = [
-            stick([100.0, 100.0], 100.0, true, 2.0),
-            stick([116.0, 103.0], 100.0, true, 2.0),
-        ];
-        assert!(!overlaps_at_shallow_angle(&apart, 0));
-        // Squeezed to 0.75 of a width and turned 14° (look 1003612).
-        let squeezed = [
-            stick([100.0, 100.0], 104.0, true, 2.9),
-            stick([112.0, 103.0], 118.0, true, 2.9),
-        ];
-        assert!(overlaps_at_shallow_angle(&squeezed, 0));
-        assert!(overlaps_at_shallow_angle(&squeezed, 1));
-        // Crossing at 60°: a crossing pair, for the other guards.
-        let crossing = [
-            stick([100.0, 100.0], 40.0, true, 1.8),
-            stick([100.0, 100.0], 100.0, true, 1.8),
-        ];
-        assert!(!overlaps_at_shallow_angle(&crossing, 0));
-        // The same poses in two blobs: nothing was split.
-        let two_blobs = [
-            stick([100.0, 100.0], 104.0, true, 2.9),
-            stick([112.0, 103.0], 118.0, true, 1.9),
-        ];
-        assert!(!overlaps_at_shallow_angle(&two_blobs, 0));
     }
 
     #[test]
