@@ -180,9 +180,9 @@ pub const NET_SURE: f64 = 0.97;
 pub const FOREST_LEANS: f64 = 0.65;
 const LEAN_WIDTH: std::ops::RangeInclusive<f64> = 0.9..=1.1;
 /// For a stick lying across another or under one (its picture is partly the
-/// other's). (At 0.85, 23 more of
-/// the stored clear throws were called, and a flat face of a crossing pair
-/// on validation look 100168, read round under 0.87, made a silent 걸 for 윷.)
+/// other's). At 0.85, 23 more of the stored clear throws were called, and a
+/// flat face of a crossing pair on validation look 100168, read round under
+/// 0.87, made a silent 걸 for 윷.
 pub const FACE_CALL_SHARED: f64 = 0.9;
 /// A stick is unsure once "neither face" gets this share of the votes.
 pub const NEITHER_MAX: f64 = 0.15;
