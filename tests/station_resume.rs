@@ -4,7 +4,7 @@
 
 mod process;
 
-use process::{free_addr, http, wait_listening};
+use process::{command, free_addr, http, wait_listening};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -24,18 +24,6 @@ fn start(data: &std::path::Path, addr: SocketAddr) -> Child {
         .unwrap();
     wait_listening(addr);
     child
-}
-
-fn command(addr: SocketAddr, token: &str, command: Value) -> Value {
-    let (status, body) = http(
-        addr,
-        "POST",
-        "/api/command",
-        Some(token),
-        &json!({ "command": command }),
-    );
-    assert_eq!(status, 200, "{command}: {body}");
-    body
 }
 
 fn state(addr: SocketAddr) -> Value {

@@ -10,7 +10,7 @@ use opencv::core::Size;
 use opencv::imgcodecs;
 use opencv::prelude::*;
 use opencv::videoio::{VideoWriter, VideoWriterTrait};
-use process::{free_addr, http, wait_listening};
+use process::{command, free_addr, http, wait_listening};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -132,17 +132,6 @@ fn start_station(d: &Path, profile: &Path) -> (std::process::Child, SocketAddr, 
         command(addr, &token, c);
     }
     (station, addr, token)
-}
-
-fn command(addr: SocketAddr, token: &str, c: Value) {
-    let (status, body) = http(
-        addr,
-        "POST",
-        "/api/command",
-        Some(token),
-        &json!({ "command": c }),
-    );
-    assert_eq!(status, 200, "{c}: {body}");
 }
 
 /// The station's state once the throw in the video is called (or after a

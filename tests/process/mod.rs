@@ -1,5 +1,6 @@
 //! For tests that run the real `yutstation` binary and talk to it over HTTP:
-//! a blocking one-request client and a wait for the port to open.
+//! a blocking one-request client, a referee's command through it, and a wait
+//! for the port to open.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -57,4 +58,18 @@ pub fn http(
     let status = text[9..12].parse().unwrap();
     let (_, rest) = text.split_once("\r\n\r\n").unwrap();
     (status, serde_json::from_str(rest).unwrap_or(Value::Null))
+}
+
+/// Send a referee's command (`POST /api/command`) with `token`; it must be
+/// acknowledged. The acknowledgement's body.
+pub fn command(addr: SocketAddr, token: &str, command: Value) -> Value {
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/command",
+        Some(token),
+        &serde_json::json!({ "command": command }),
+    );
+    assert_eq!(status, 200, "{command}: {body}");
+    body
 }
